@@ -1,0 +1,3 @@
+from memfold.cli import main
+
+main()

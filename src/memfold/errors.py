@@ -1,0 +1,165 @@
+"""Every error memfold raises, in one tree.
+
+Callers catch :class:`MemfoldError` to handle anything the library reports, or a
+subclass for one kind of failure. Exceptions from DuckDB, Chroma, the Anthropic SDK
+and the embedding model are translated at the boundary (``raise ... from exc``) so
+that the original stays available as ``__cause__``::
+
+    MemfoldError
+    ├── ConfigError                    bad settings, missing API key, unknown option
+    ├── InvalidInputError              input the caller must fix; nothing was stored
+    │   ├── InvalidMessageError        a Message that fails validation (field named)
+    │   ├── MalformedInputError        a transcript line/file that cannot be parsed (line named)
+    │   ├── DuplicateMessageError      a msg_id already stored for that user
+    │   └── UnknownUserError           a read for a user the store has never seen
+    ├── EvidenceRequiredError          a profile write without a source msg_id (hallucination filter)
+    ├── StoreError                     the storage layer failed
+    │   ├── StoreLockedError           another process holds the store for writing (PID named)
+    │   ├── StoreClosedError           the store was used after close()
+    │   ├── StoreCorruptError          files under the store directory cannot be read
+    │   ├── WriteConflictError         a DuckDB write conflict that outlived its retries
+    │   └── VectorIndexError           the vector index (Chroma) failed
+    ├── EmbeddingError                 the embedding model cannot load or run
+    │   └── ModelIntegrityError        the weights' sha256 differs from the expected one
+    └── BackendError                   the LLM backend failed
+        ├── BackendAuthError           401/403 from the API (check the key)
+        ├── BackendRateLimitError      429 (retry later)
+        ├── BackendOverloadedError     529 (retry later)
+        ├── BackendTimeoutError        the request timed out
+        ├── BackendConnectionError     the API could not be reached
+        └── BackendResponseError       any other API error, or output that is not valid JSON
+"""
+
+from __future__ import annotations
+
+
+class MemfoldError(Exception):
+    """Root of every error raised by memfold. ``hint`` says what to do about it."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return f"{base} ({self.hint})" if self.hint else base
+
+
+class ConfigError(MemfoldError):
+    """Settings that cannot work: unknown backend, missing API key, bad path."""
+
+
+class InvalidInputError(MemfoldError):
+    """Input the caller must fix. Nothing from the rejected item was stored."""
+
+
+class InvalidMessageError(InvalidInputError):
+    """A message failed validation; ``field`` names the offending field."""
+
+    def __init__(self, message: str, *, field: str | None = None, msg_id: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.field = field
+        self.msg_id = msg_id
+
+
+class MalformedInputError(InvalidInputError):
+    """A transcript file or line that cannot be parsed; ``line`` is 1-based."""
+
+    def __init__(self, message: str, *, line: int | None = None, path: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.line = line
+        self.path = path
+
+
+class DuplicateMessageError(InvalidInputError):
+    """A msg_id that is already stored for the same user with different content."""
+
+
+class UnknownUserError(InvalidInputError):
+    """A read for a user id that has no data in this store."""
+
+
+class EvidenceRequiredError(MemfoldError):
+    """A profile write carried no source message id; memfold refuses unsupported facts."""
+
+    hint = "pass the msg_id of the message that states the fact"
+
+
+class StoreError(MemfoldError):
+    """The storage layer failed (DuckDB, Chroma or the store directory)."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the store for writing."""
+
+    def __init__(self, path: str, pid: int | None) -> None:
+        who = f"process {pid}" if pid else "another process"
+        super().__init__(
+            f"store {path} is held for writing by {who}",
+            hint="stop that process, or point --store / MEMFOLD_STORE at another directory",
+        )
+        self.path = path
+        self.pid = pid
+
+
+class StoreClosedError(StoreError):
+    """The store was used after ``close()``."""
+
+
+class StoreCorruptError(StoreError):
+    """Files under the store directory cannot be read."""
+
+
+class WriteConflictError(StoreError):
+    """A DuckDB transaction conflict that persisted through every retry."""
+
+
+class VectorIndexError(StoreError):
+    """The vector index (Chroma) failed; DuckDB still holds the data (``memfold reindex``)."""
+
+
+class EmbeddingError(MemfoldError):
+    """The embedding model could not be loaded or run."""
+
+
+class ModelIntegrityError(EmbeddingError):
+    """The model weights on disk do not match the expected sha256."""
+
+
+class BackendError(MemfoldError):
+    """The LLM backend failed."""
+
+
+class BackendAuthError(BackendError):
+    """The API rejected the credentials (HTTP 401/403)."""
+
+    hint = "check ANTHROPIC_API_KEY, or run with the offline backend"
+
+
+class BackendRateLimitError(BackendError):
+    """The API rate limit was hit (HTTP 429)."""
+
+    hint = "retry later or lower the request rate"
+
+
+class BackendOverloadedError(BackendError):
+    """The API is overloaded (HTTP 529)."""
+
+    hint = "retry later"
+
+
+class BackendTimeoutError(BackendError):
+    """The request to the API timed out."""
+
+
+class BackendConnectionError(BackendError):
+    """The API could not be reached."""
+
+
+class BackendResponseError(BackendError):
+    """The API answered with an error, or with output that is not the JSON asked for."""

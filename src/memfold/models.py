@@ -1,0 +1,361 @@
+"""Pydantic records: the data memfold stores, routes and returns.
+
+Data only: behaviour lives behind the protocols in ``stores/``, ``llm/``, ``router/``,
+``compaction/`` and ``retrieval/``. Every stored memory carries ``sources``: the
+``msg_id`` values of the messages whose words the record carries.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Role = Literal["user", "assistant", "tool", "document"]
+RouteKind = Literal["FACT", "EVENT", "DOCUMENT", "NONE"]
+StoreName = Literal["profile", "events", "archive", "episodes", "semantic", "working"]
+ArchiveKind = Literal["message", "document", "fact", "event", "episode", "evicted_fact", "summary"]
+Granularity = Literal["instant", "day", "week", "month", "year"]
+
+# ids travel through SQL parameters, Chroma ids and file names: keep them printable.
+_ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,256}$")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _check_id(value: str, name: str) -> str:
+    value = value.strip() if isinstance(value, str) else value
+    if not value:
+        raise ValueError(f"{name} must be a non-empty string")
+    if not _ID_RE.match(value):
+        raise ValueError(f"{name} must be 1-256 printable characters")
+    return value
+
+
+def _aware(value: datetime, name: str) -> datetime:
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise ValueError(f"{name} must carry a timezone (e.g. 2023-05-08T13:56:00Z)")
+    return value.astimezone(timezone.utc)
+
+
+class Record(BaseModel):
+    """Base for stored records: strict field names, immutable after validation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Message(Record):
+    """One raw utterance: the unit of ingest and of provenance."""
+
+    msg_id: str
+    user_id: str
+    session_id: str = "default"
+    speaker: str = "user"
+    role: Role = "user"
+    text: str
+    ts: datetime
+    meta: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("msg_id", "user_id", "session_id", "speaker")
+    @classmethod
+    def _ids(cls, value: str, info: Any) -> str:
+        return _check_id(value, info.field_name)
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        if not value or not value.strip():
+            raise ValueError("text must not be empty")
+        if "\x00" in value:
+            raise ValueError("text must not contain NUL bytes")
+        return value
+
+    @field_validator("ts")
+    @classmethod
+    def _ts(cls, value: datetime) -> datetime:
+        return _aware(value, "ts")
+
+    def indexed_text(self) -> str:
+        """The text a retriever should see: the words plus any attached image caption."""
+        caption = self.meta.get("blip_caption")
+        return f"{self.text} [image: {caption}]" if caption else self.text
+
+
+class ProfileFact(Record):
+    """A stable fact about someone: (user_id, subject, key) -> value, with its evidence."""
+
+    user_id: str
+    subject: str = "user"
+    key: str
+    value: str
+    sources: list[str] = Field(min_length=1)
+    updated_at: datetime = Field(default_factory=utcnow)
+    category: str | None = None
+
+    @field_validator("user_id", "subject", "key")
+    @classmethod
+    def _ids(cls, value: str, info: Any) -> str:
+        return _check_id(value, info.field_name)
+
+    @field_validator("updated_at")
+    @classmethod
+    def _ts(cls, value: datetime) -> datetime:
+        return _aware(value, "updated_at")
+
+
+ChangeAction = Literal["add", "update", "delete", "evict", "expire"]
+
+
+class ProfileChange(Record):
+    """One changelog row: who changed which key, when, from what to what, on what evidence."""
+
+    change_id: str
+    user_id: str
+    subject: str
+    key: str
+    action: ChangeAction
+    old_value: str | None = None
+    new_value: str | None = None
+    sources: list[str] = Field(default_factory=list)
+    reason: str = ""
+    actor: str = "router"
+    changed_at: datetime = Field(default_factory=utcnow)
+
+
+class Event(Record):
+    """Something that happened at a time, in the episodic event log."""
+
+    event_id: str
+    user_id: str
+    subject: str = "user"
+    text: str
+    occurred_at: datetime
+    granularity: Granularity = "day"
+    recorded_at: datetime = Field(default_factory=utcnow)
+    sources: list[str] = Field(min_length=1)
+
+    @field_validator("occurred_at", "recorded_at")
+    @classmethod
+    def _ts(cls, value: datetime, info: Any) -> datetime:
+        return _aware(value, info.field_name)
+
+
+class DocumentChunk(Record):
+    """A chunk of reference content (a DOCUMENT message or a long tool result)."""
+
+    chunk_id: str
+    user_id: str
+    doc_id: str
+    index: int = 0
+    text: str
+    sources: list[str] = Field(min_length=1)
+    ts: datetime
+    flags: list[str] = Field(default_factory=list)  # e.g. "instruction-like" (poisoning guard)
+    layer: int = 1  # progressive summarization layer: 1 = full text, 2..4 = distilled
+
+
+class ArchiveItem(Record):
+    """A row of the vector archive. DuckDB holds it; Chroma holds its embedding.
+
+    ``text`` is what recall shows and what ``sources`` vouch for; ``key_text`` is what is
+    embedded and indexed, and may be richer (the turns around a message, the extraction
+    of a fact) so that a memory is found by more than its own words.
+    """
+
+    item_id: str
+    user_id: str
+    kind: ArchiveKind
+    text: str
+    key_text: str
+    sources: list[str] = Field(min_length=1)
+    subject: str | None = None
+    occurred_at: datetime | None = None
+    flags: list[str] = Field(default_factory=list)
+
+
+class Decision(Record):
+    decision: str
+    reason: str = ""
+    constraint: str = ""
+    sources: list[str] = Field(default_factory=list)
+
+
+class Eliminated(Record):
+    approach: str
+    why: str = ""
+    sources: list[str] = Field(default_factory=list)
+
+
+class Note(Record):
+    """A sentence-sized memory with its provenance and importance (L2/L3 building block)."""
+
+    text: str
+    sources: list[str] = Field(default_factory=list)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    updated_at: datetime | None = None
+
+    @property
+    def pinned(self) -> bool:
+        """High-importance notes (>= 0.8) survive every fold."""
+        return self.importance >= 0.8
+
+
+class Episode(Record):
+    """L2: a folded run of working-memory turns (spec: folded-memory.txt, step 3)."""
+
+    episode_id: int
+    user_id: str
+    turn_range: tuple[int, int]
+    summary: str
+    decisions: list[Decision] = Field(default_factory=list)
+    eliminated: list[Eliminated] = Field(default_factory=list)
+    open_questions: list[str] = Field(default_factory=list)
+    tool_results: dict[str, str] = Field(default_factory=dict)
+    notes: list[Note] = Field(default_factory=list)  # the extracted sentences, scored
+    sources: list[str] = Field(default_factory=list)
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _range(self) -> Episode:
+        if self.turn_range[0] > self.turn_range[1]:
+            raise ValueError("turn_range must be (start, end) with start <= end")
+        return self
+
+
+class SemanticMemory(Record):
+    """L3: durable knowledge, merged (not appended) as episodes distil."""
+
+    user_id: str
+    facts: list[Note] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    eliminated_approaches: list[Eliminated] = Field(default_factory=list)
+    patterns: list[Note] = Field(default_factory=list)
+    open_questions: list[Note] = Field(default_factory=list)
+    history: list[Note] = Field(default_factory=list)  # facts replaced by newer ones
+    updated_at: datetime | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.facts or self.decisions or self.eliminated_approaches or self.patterns)
+
+
+class FoldState(Record):
+    """Everything compaction needs to resume for one user: saved after every fold."""
+
+    user_id: str
+    working: list[Message] = Field(default_factory=list)  # L1
+    episodes: list[Episode] = Field(default_factory=list)  # L2
+    semantic: SemanticMemory  # L3
+    current_episode_id: int = 0
+    total_turns_seen: int = 0
+    folds: int = 0
+    strategy: Literal["truncate", "summarize", "folded"] = "folded"
+    summary: str = ""  # the `summarize` strategy's rolling summary
+
+
+class FactExtraction(Record):
+    """A (subject, key, value) the router pulled out of one message."""
+
+    action: Literal["add", "update", "delete", "none"] = "add"
+    subject: str = "user"
+    key: str
+    value: str = ""
+    evidence_msg_id: str | None = None
+    reason: str = ""
+
+
+class EventExtraction(Record):
+    subject: str = "user"
+    text: str
+    occurred_at: datetime
+    granularity: Granularity = "day"
+    time_expression: str | None = None  # the words the date was resolved from
+
+
+class RouteDecision(Record):
+    """What the router decided for one message, before anything is stored."""
+
+    msg_id: str
+    kind: RouteKind
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    facts: list[FactExtraction] = Field(default_factory=list)
+    event: EventExtraction | None = None
+    reasons: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)
+    backend: str = "offline"
+
+
+class Rejection(Record):
+    """One input that was not ingested, and why."""
+
+    position: int  # 1-based line or index in the batch
+    msg_id: str | None = None
+    field: str | None = None
+    error: str
+
+
+class IngestReport(Record):
+    accepted: int = 0
+    duplicates: int = 0
+    rejected: list[Rejection] = Field(default_factory=list)
+    routed: dict[str, int] = Field(default_factory=dict)
+    folds: int = 0
+    seconds: float = 0.0
+
+
+class RecallItem(Record):
+    store: StoreName
+    text: str
+    score: float
+    sources: list[str]
+    occurred_at: datetime | None = None
+    subject: str | None = None
+    item_id: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class RecallResult(Record):
+    query: str
+    user_id: str
+    now: datetime
+    intents: dict[str, float] = Field(default_factory=dict)
+    time_range: tuple[datetime, datetime] | None = None
+    items: list[RecallItem] = Field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+    def sources(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for item in self.items:
+            for src in item.sources:
+                seen.setdefault(src, None)
+        return list(seen)
+
+
+class ContextSection(Record):
+    name: str
+    tokens: int
+    items: int
+
+
+class Context(Record):
+    """A prompt context assembled under a token budget."""
+
+    user_id: str
+    query: str
+    budget_tokens: int
+    tokens: int
+    system: str
+    messages: list[dict[str, str]] = Field(default_factory=list)
+    sections: list[ContextSection] = Field(default_factory=list)
+    items: list[RecallItem] = Field(default_factory=list)
+
+    def sources(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for item in self.items:
+            for src in item.sources:
+                seen.setdefault(src, None)
+        return list(seen)

