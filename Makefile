@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python examples/demo.py
+	$(BIN)/memfold demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"

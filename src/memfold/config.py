@@ -1,0 +1,106 @@
+"""Settings, and the only place that builds memfold's parts from them.
+
+Everything else takes objects in its constructor (a ``Router`` takes a backend, a
+``Retriever`` takes stores and an embedder); this module turns a :class:`Settings`
+into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variables::
+
+    MEMFOLD_STORE            store directory (default ./memfold-store)
+    MEMFOLD_EMBEDDER         minilm (default) | hashing (fast, for tests only)
+    MEMFOLD_BACKEND          auto (default: anthropic when ANTHROPIC_API_KEY is set) | offline | anthropic
+    MEMFOLD_ANTHROPIC_MODEL  model for the anthropic backend (default claude-haiku-4-5)
+    MEMFOLD_MAX_TEXT_CHARS   longest message accepted (default 200000)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memfold.errors import ConfigError
+
+if TYPE_CHECKING:
+    from memfold.embed import Embedder
+    from memfold.llm.base import Backend
+    from memfold.memory import Memory
+    from memfold.stores import Stores
+
+DEFAULT_STORE = Path("memfold-store")
+ENV_PREFIX = "MEMFOLD_"
+
+
+class Settings(BaseModel):
+    """Deployment settings. Unknown keys are errors, so typos do not pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    store: Path = DEFAULT_STORE
+    embedder: Literal["minilm", "hashing"] = "minilm"
+    backend: Literal["auto", "offline", "anthropic"] = "auto"
+    anthropic_model: str = "claude-haiku-4-5"
+    anthropic_api_key: str | None = Field(default=None, repr=False)
+    max_text_chars: int = Field(default=200_000, gt=0)
+    max_future_skew_seconds: int = Field(default=24 * 3600, ge=0)
+    ingest_batch_size: int = Field(default=256, gt=0)
+    fold: dict[str, Any] = Field(default_factory=dict)  # overrides of compaction.FoldSettings
+    recall: dict[str, Any] = Field(default_factory=dict)  # overrides of retrieval settings
+    retention: dict[str, Any] = Field(default_factory=dict)  # profile forgetting policies
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> Settings:
+        values: dict[str, Any] = {}
+        for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars"):
+            env = os.environ.get(ENV_PREFIX + name.upper())
+            if env:
+                values[name] = env
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def resolved_backend(self) -> Literal["offline", "anthropic"]:
+        if self.backend != "auto":
+            return self.backend
+        return "anthropic" if self.api_key() else "offline"
+
+    def api_key(self) -> str | None:
+        return self.anthropic_api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    from memfold.embed import HashingEmbedder, MiniLMEmbedder
+
+    if settings.embedder == "hashing":
+        return HashingEmbedder()
+    return MiniLMEmbedder()
+
+
+def build_backend(settings: Settings, embedder: Embedder) -> Backend:
+    from memfold.llm.offline import OfflineBackend
+
+    offline = OfflineBackend(embedder=embedder)
+    if settings.resolved_backend() == "offline":
+        return offline
+    key = settings.api_key()
+    if not key:
+        raise ConfigError("backend 'anthropic' needs an API key",
+                          hint="set ANTHROPIC_API_KEY, or MEMFOLD_BACKEND=offline")
+    import anthropic
+
+    from memfold.llm.anthropic import AnthropicBackend
+
+    client = anthropic.Anthropic(api_key=key)
+    return AnthropicBackend(client, model=settings.anthropic_model, fallback=offline)
+
+
+def build_memory(settings: Settings, *, stores: Stores | None = None,
+                 embedder: Embedder | None = None, read_only: bool = False) -> Memory:
+    """Assemble a Memory: stores on disk (or the ones given), embedder, router, compaction, recall."""
+    from memfold.memory import Memory
+    from memfold.stores import open_stores
+
+    embedder = embedder or build_embedder(settings)
+    if stores is None:
+        stores = open_stores(Path(settings.store), read_only=read_only)
+    return Memory.assemble(stores=stores, embedder=embedder,
+                           backend=build_backend(settings, embedder), settings=settings)

@@ -1,0 +1,423 @@
+"""The ``Memory`` facade: one object an agent holds to remember, recall and forget.
+
+It composes the parts built by :mod:`memfold.config` and owns the ingest
+transaction, so that a message, everything derived from it and the fold state land
+together or not at all::
+
+    validate -> embed once (batch) -> route -> BEGIN
+        conversation log + profile/events/documents + archive rows + fold state
+    COMMIT -> index the new archive rows in the vector index
+
+The vector index is derived from DuckDB: if the process dies between COMMIT and the
+index upsert, the next ``open`` indexes whatever is missing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from memfold.errors import InvalidInputError, InvalidMessageError, UnknownUserError
+from memfold.models import (
+    Context,
+    Event,
+    FoldState,
+    IngestReport,
+    Message,
+    ProfileChange,
+    ProfileFact,
+    RecallItem,
+    RecallResult,
+    Rejection,
+    RouteDecision,
+    SemanticMemory,
+    utcnow,
+)
+
+if TYPE_CHECKING:
+    from memfold.compaction.manager import ConversationManager
+    from memfold.config import Settings
+    from memfold.embed import Embedder
+    from memfold.retrieval.context import ContextBuilder
+    from memfold.retrieval.recall import Retriever
+    from memfold.router import Router
+    from memfold.stores import Stores
+    from memfold.tokens import TokenCounter
+
+Progress = Callable[[int], None]
+
+
+class Memory:
+    """Long-term memory for agents: profile KV, event log, vector archive, folded compaction."""
+
+    def __init__(self, *, stores: Stores, embedder: Embedder, router: Router,
+                 manager: ConversationManager, retriever: Retriever, context_builder: ContextBuilder,
+                 counter: TokenCounter, settings: Settings) -> None:
+        self.stores = stores
+        self.embedder = embedder
+        self.router = router
+        self.manager = manager
+        self.retriever = retriever
+        self.context_builder = context_builder
+        self.counter = counter
+        self.settings = settings
+        self._write_lock = threading.RLock()
+        self._closed = False
+
+    # -- opening and closing ----------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, settings: Settings | None = None, *,
+             read_only: bool = False, embedder: Embedder | None = None) -> Memory:
+        """Open (or create) the store at ``path``; a second writer process is refused."""
+        from memfold.config import Settings, build_memory
+
+        settings = settings or Settings.from_env()
+        if path is not None:
+            settings = settings.model_copy(update={"store": Path(path)})
+        memory = build_memory(settings, embedder=embedder, read_only=read_only)
+        if not read_only:
+            memory.sync_index()
+        return memory
+
+    @classmethod
+    def in_memory(cls, settings: Settings | None = None, *, embedder: Embedder | None = None) -> Memory:
+        """A Memory on the in-memory reference stores (tests, notebooks)."""
+        from memfold.config import Settings, build_memory
+        from memfold.stores import Stores
+
+        settings = settings or Settings(embedder="hashing", backend="offline")
+        return build_memory(settings, stores=Stores.in_memory(), embedder=embedder)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.stores.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingest -----------------------------------------------------------------------
+
+    def ingest(self, message: Message | dict[str, Any]) -> RouteDecision:
+        """Store one message; when this returns it is durable. Invalid input raises."""
+        report, decisions = self._ingest_batch([message], start=1)
+        if report.rejected:
+            rejection = report.rejected[0]
+            raise InvalidMessageError(rejection.error, field=rejection.field, msg_id=rejection.msg_id)
+        return decisions[0]
+
+    def ingest_many(self, messages: Iterable[Message | dict[str, Any]], *,
+                    progress: Progress | None = None) -> IngestReport:
+        """Store many messages in batches; a bad one is reported, the others are kept."""
+        started = time.perf_counter()
+        total = IngestReport()
+        position = 1
+        for batch in _batched(messages, self.settings.ingest_batch_size):
+            report, _ = self._ingest_batch(batch, start=position)
+            total = _merge_reports(total, report)
+            position += len(batch)
+            if progress:
+                progress(len(batch))
+        return total.model_copy(update={"seconds": time.perf_counter() - started})
+
+    def ingest_file(self, path: str | Path, *, user_id: str | None = None,
+                    progress: Progress | None = None,
+                    on_total: Callable[[int], None] | None = None) -> IngestReport:
+        """Ingest a JSONL transcript (or LoCoMo JSON); rejections name the file's line numbers."""
+        from memfold.transcripts import load_messages
+
+        records, bad_lines = load_messages(Path(path), user_id=user_id)
+        if on_total:
+            on_total(len(records))
+        report = self.ingest_many([record for _, record in records], progress=progress)
+        lines = [number for number, _ in records]
+        rejected = [r.model_copy(update={"position": lines[r.position - 1],
+                                         "error": f"line {lines[r.position - 1]}: {r.error}"})
+                    for r in report.rejected]
+        rejected = sorted([*bad_lines, *rejected], key=lambda r: r.position)
+        return report.model_copy(update={"rejected": rejected})
+
+    def route(self, message: Message | dict[str, Any]) -> RouteDecision:
+        """What the router would do with ``message``; nothing is stored."""
+        valid = self._validate_one(message)
+        [embedding] = self.embedder.embed([valid.indexed_text()])
+        context = self._route_context(valid.user_id, embedding)
+        return self.router.route(valid, context)
+
+    def _ingest_batch(self, raw: Sequence[Message | dict[str, Any]], *,
+                      start: int) -> tuple[IngestReport, list[RouteDecision]]:
+        messages, positions, rejected = self._validate(raw, start)
+        if not messages:
+            return IngestReport(rejected=rejected), []
+        self._check_open()
+        with self._write_lock:
+            fresh, duplicates, conflicts = self._drop_already_stored(messages, positions)
+            rejected = sorted([*rejected, *conflicts], key=lambda r: r.position)
+            embeddings = self.embedder.embed([m.indexed_text() for m in fresh])
+            decisions = self._route_batch(fresh, embeddings)
+            folds = self._commit(fresh, decisions) if fresh else 0
+            self._index(fresh, embeddings)
+        routed: dict[str, int] = {}
+        for decision in decisions:
+            routed[decision.kind] = routed.get(decision.kind, 0) + 1
+        report = IngestReport(accepted=len(fresh), duplicates=duplicates, rejected=rejected,
+                              routed=routed, folds=folds)
+        return report, decisions
+
+    def _route_batch(self, messages: list[Message], embeddings: Any) -> list[RouteDecision]:
+        contexts = []
+        profiles: dict[str, Any] = {}
+        for message, embedding in zip(messages, embeddings):
+            if message.user_id not in profiles:
+                profiles[message.user_id] = self.stores.profile.list(message.user_id)
+            contexts.append(self._route_context(message.user_id, embedding, profiles[message.user_id]))
+        return self.router.route_many(messages, contexts)
+
+    def _route_context(self, user_id: str, embedding: Any, profile: list[ProfileFact] | None = None) -> Any:
+        from memfold.llm.base import RouteContext
+
+        facts = profile if profile is not None else self.stores.profile.list(user_id)
+        return RouteContext(profile=facts, embedding=[float(x) for x in embedding])
+
+    def _commit(self, messages: list[Message], decisions: list[RouteDecision]) -> int:
+        """One transaction: log, routed writes, archive rows and fold state."""
+        from memfold.retrieval.indexing import archive_items
+        from memfold.router.apply import apply_decision
+
+        folds = 0
+        with self.stores.db.transaction():
+            previous = {uid: self._last_message(uid) for uid in {m.user_id for m in messages}}
+            self.stores.log.append(messages)
+            for message, decision in zip(messages, decisions):
+                apply_decision(self.stores, message, decision)
+            for user_id, group in _group_by_user(messages, decisions):
+                msgs = [m for m, _ in group]
+                self.stores.archive.add(archive_items(msgs, [d for _, d in group], previous=previous[user_id]))
+                folds += self._fold(user_id, msgs)
+        return folds
+
+    def _last_message(self, user_id: str) -> Message | None:
+        last = self.stores.log.list(user_id, newest_first=True, limit=1)
+        return last[0] if last else None
+
+    def _fold(self, user_id: str, messages: list[Message]) -> int:
+        state = self.stores.folds.load(user_id) or _empty_state(user_id)
+        outcome = self.manager.add(state, messages)
+        self.stores.folds.save(outcome.state)
+        return outcome.state.folds - state.folds
+
+    def _index(self, messages: list[Message], embeddings: Any) -> None:
+        """Index what the transaction committed; texts already embedded are not embedded again."""
+        from memfold.embed.precomputed import PrecomputedEmbedder
+
+        known = {m.indexed_text(): vector for m, vector in zip(messages, embeddings)}
+        self.sync_index(PrecomputedEmbedder(self.embedder, known))
+
+    def sync_index(self, embedder: Embedder | None = None) -> Any:
+        """Index archive rows committed to DuckDB but missing from the vector index."""
+        from memfold.stores.sync import sync_index
+
+        return sync_index(self.stores, embedder or self.embedder)
+
+    def reindex(self) -> Any:
+        """Rebuild the vector index from DuckDB (``memfold reindex``)."""
+        from memfold.stores.sync import rebuild_index
+
+        with self._write_lock:
+            return rebuild_index(self.stores, self.embedder)
+
+    # -- validation -------------------------------------------------------------------
+
+    def _validate(self, raw: Sequence[Message | dict[str, Any]],
+                  start: int) -> tuple[list[Message], dict[int, int], list[Rejection]]:
+        valid: list[Message] = []
+        positions: dict[int, int] = {}
+        rejected: list[Rejection] = []
+        seen: set[tuple[str, str]] = set()
+        for offset, item in enumerate(raw):
+            position = start + offset
+            try:
+                message = self._validate_one(item)
+            except InvalidMessageError as exc:
+                rejected.append(Rejection(position=position, msg_id=exc.msg_id, field=exc.field,
+                                          error=str(exc)))
+                continue
+            key = (message.user_id, message.msg_id)
+            if key in seen:
+                rejected.append(Rejection(position=position, msg_id=message.msg_id, field="msg_id",
+                                          error=f"duplicate msg_id {message.msg_id!r} in the same input"))
+                continue
+            seen.add(key)
+            valid.append(message)
+            positions[id(message)] = position
+        return valid, positions, rejected
+
+    def _validate_one(self, item: Message | dict[str, Any]) -> Message:
+        msg_id = item.get("msg_id") if isinstance(item, dict) else getattr(item, "msg_id", None)
+        try:
+            message = item if isinstance(item, Message) else Message.model_validate(item)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or None
+            raise InvalidMessageError(f"{field or 'message'}: {first.get('msg')}", field=field,
+                                      msg_id=msg_id if isinstance(msg_id, str) else None) from exc
+        if len(message.text) > self.settings.max_text_chars:
+            raise InvalidMessageError(
+                f"text is {len(message.text)} characters, over the limit of {self.settings.max_text_chars}",
+                field="text", msg_id=message.msg_id,
+                hint="split it, or raise max_text_chars / MEMFOLD_MAX_TEXT_CHARS")
+        if message.ts > utcnow() + timedelta(seconds=self.settings.max_future_skew_seconds):
+            raise InvalidMessageError(f"ts {message.ts.isoformat()} is in the future", field="ts",
+                                      msg_id=message.msg_id)
+        return message
+
+    def _drop_already_stored(self, messages: list[Message],
+                             positions: dict[int, int]) -> tuple[list[Message], int, list[Rejection]]:
+        """Re-ingesting a stored message is a no-op; other content under a stored id is rejected."""
+        fresh_ids: set[int] = set()
+        duplicates = 0
+        rejected: list[Rejection] = []
+        for user_id, group in _group_by_user(messages, messages):
+            stored = {m.msg_id: m for m in self.stores.log.get(user_id, [m.msg_id for m, _ in group])}
+            for message, _ in group:
+                old = stored.get(message.msg_id)
+                if old is None:
+                    fresh_ids.add(id(message))
+                elif old == message:
+                    duplicates += 1
+                else:
+                    rejected.append(Rejection(
+                        position=positions[id(message)], msg_id=message.msg_id, field="msg_id",
+                        error=f"msg_id {message.msg_id!r} is already stored for user {user_id!r} "
+                              "with other content (use a new msg_id, or remove_message() first)"))
+        return [m for m in messages if id(m) in fresh_ids], duplicates, rejected
+
+    # -- recall -----------------------------------------------------------------------
+
+    def recall(self, query: str, user_id: str, now: datetime | None = None, k: int = 10) -> RecallResult:
+        """Ranked memories for ``query``: the question chooses the store (KV, event log, archive)."""
+        self._check_open()
+        return self.retriever.recall(query, _require_user(user_id), now=now, k=k)
+
+    def context(self, query: str, user_id: str, budget_tokens: int = 2000,
+                now: datetime | None = None) -> Context:
+        """A prompt context (L3 + profile, L2 digest, recalled items, L1) within ``budget_tokens``."""
+        self._check_open()
+        return self.context_builder.build(query, _require_user(user_id), budget_tokens, now=now)
+
+    def search(self, query: str, user_id: str, k: int = 10) -> list[RecallItem]:
+        """Raw vector-archive search (dense only), for debugging what the index holds."""
+        self._check_open()
+        return self.retriever.search(query, _require_user(user_id), k=k)
+
+    # -- profile ----------------------------------------------------------------------
+
+    def profile(self, user_id: str, subject: str | None = None) -> list[ProfileFact]:
+        return self.stores.profile.list(_require_user(user_id), subject)
+
+    def profile_history(self, user_id: str, subject: str | None = None,
+                        key: str | None = None) -> list[ProfileChange]:
+        return self.stores.profile.history(_require_user(user_id), subject, key)
+
+    def set_fact(self, user_id: str, key: str, value: str, *, sources: Sequence[str],
+                 subject: str = "user", reason: str = "set by hand") -> ProfileChange | None:
+        """Write a profile fact; ``sources`` must name stored messages (no evidence, no write)."""
+        from memfold.errors import EvidenceRequiredError
+
+        user_id = _require_user(user_id)
+        if not sources:
+            raise EvidenceRequiredError("a profile write needs at least one source msg_id")
+        missing = set(sources) - self.stores.log.exists(user_id, list(sources))
+        if missing:
+            raise EvidenceRequiredError(f"source messages not stored for {user_id!r}: {sorted(missing)}")
+        fact = ProfileFact(user_id=user_id, subject=subject, key=key, value=value, sources=list(sources))
+        with self._write_lock, self.stores.db.transaction():
+            return self.stores.profile.upsert(fact, reason=reason, actor="user")
+
+    def delete_fact(self, user_id: str, key: str, *, subject: str = "user",
+                    reason: str = "deleted by the user") -> ProfileChange | None:
+        with self._write_lock, self.stores.db.transaction():
+            return self.stores.profile.delete(_require_user(user_id), subject, key, reason=reason)
+
+    # -- events, episodes, semantic ---------------------------------------------------
+
+    def events(self, user_id: str, since: datetime | None = None, until: datetime | None = None,
+               about: str | None = None, limit: int | None = None) -> list[Event]:
+        return self.stores.events.range(_require_user(user_id), start=since, end=until,
+                                        subject=about, limit=limit)
+
+    def fold_state(self, user_id: str) -> FoldState:
+        return self.stores.folds.load(_require_user(user_id)) or _empty_state(user_id)
+
+    def episodes(self, user_id: str) -> list[Any]:
+        return list(self.fold_state(user_id).episodes)
+
+    def semantic(self, user_id: str) -> SemanticMemory:
+        return self.fold_state(user_id).semantic
+
+    def fold(self, user_id: str) -> FoldState:
+        """Fold the user's working memory now, whatever the thresholds say."""
+        user_id = _require_user(user_id)
+        with self._write_lock, self.stores.db.transaction():
+            state = self.fold_state(user_id)
+            outcome = self.manager.fold_now(state)
+            self.stores.folds.save(outcome.state)
+        return outcome.state
+
+    # -- housekeeping -----------------------------------------------------------------
+
+    def users(self) -> list[str]:
+        return self.stores.db.users()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            from memfold.errors import StoreClosedError
+
+            raise StoreClosedError("this Memory was closed", hint="open it again with Memory.open()")
+
+
+def _require_user(user_id: str | None) -> str:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise InvalidInputError("a user_id is required for every read and write",
+                                hint="pass user_id= (memfold keeps every user's data apart)")
+    return user_id.strip()
+
+
+def _empty_state(user_id: str) -> FoldState:
+    return FoldState(user_id=user_id, semantic=SemanticMemory(user_id=user_id))
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _group_by_user(messages: Sequence[Message], payload: Sequence[Any]) -> Iterator[tuple[str, list[tuple[Message, Any]]]]:
+    groups: dict[str, list[tuple[Message, Any]]] = {}
+    for message, extra in zip(messages, payload):
+        groups.setdefault(message.user_id, []).append((message, extra))
+    yield from groups.items()
+
+
+def _merge_reports(a: IngestReport, b: IngestReport) -> IngestReport:
+    routed = dict(a.routed)
+    for kind, n in b.routed.items():
+        routed[kind] = routed.get(kind, 0) + n
+    return IngestReport(accepted=a.accepted + b.accepted, duplicates=a.duplicates + b.duplicates,
+                        rejected=[*a.rejected, *b.rejected], routed=routed, folds=a.folds + b.folds)

@@ -1,0 +1,94 @@
+"""Reading transcripts from files: the ingest JSONL format, and LoCoMo JSON detection.
+
+The JSONL format is one message object per line::
+
+    {"msg_id": "m1", "user_id": "ana", "session_id": "s1", "speaker": "Ana",
+     "role": "user", "text": "I moved to Porto last week.", "ts": "2026-03-20T08:05:00Z"}
+
+``role`` is user | assistant | tool | document; ``session_id``, ``speaker``, ``role`` and
+``meta`` are optional. A bad line becomes a :class:`Rejection` naming the line and the
+field; the other lines are still read. Blank lines and lines starting with ``#`` are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memfold.errors import MalformedInputError
+from memfold.models import Rejection
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+def detect_format(path: Path) -> str:
+    """'jsonl' or 'locomo' (a JSON list of conversations with sample_id and conversation)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096).lstrip()
+    except OSError as exc:
+        raise MalformedInputError(f"cannot read {path}: {exc.strerror}", path=str(path)) from exc
+    if not head:
+        raise MalformedInputError(f"{path} is empty", path=str(path))
+    if head.startswith(b"["):
+        return "locomo"
+    if head.startswith(b"{"):
+        return "jsonl"
+    raise MalformedInputError(f"{path}: unknown format (expected JSONL messages or LoCoMo JSON)",
+                              path=str(path), hint="see README: Ingest format")
+
+
+def read_jsonl(path: Path, *, user_id: str | None = None) -> Iterator[tuple[int, dict[str, Any] | Rejection]]:
+    """Yield (line number, message dict) or (line number, Rejection) for every non-blank line."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise MalformedInputError(f"cannot read {path}: {exc.strerror}", path=str(path)) from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip() or raw.lstrip().startswith(b"#"):
+                continue
+            yield number, _parse_line(raw, number, user_id)
+
+
+def _parse_line(raw: bytes, number: int, user_id: str | None) -> dict[str, Any] | Rejection:
+    if len(raw) > MAX_LINE_BYTES:
+        return Rejection(position=number, error=f"line {number}: {len(raw)} bytes, over {MAX_LINE_BYTES}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Rejection(position=number, error=f"line {number}: invalid UTF-8 at byte {exc.start}")
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Rejection(position=number, error=f"line {number}: invalid JSON ({exc.msg} at column {exc.colno})")
+    if not isinstance(record, dict):
+        return Rejection(position=number, error=f"line {number}: expected a JSON object, got {type(record).__name__}")
+    if user_id:
+        record["user_id"] = user_id
+    return record
+
+
+def load_messages(path: Path, *, user_id: str | None = None) -> tuple[list[tuple[int, dict[str, Any]]], list[Rejection]]:
+    """Every message of a transcript file as (line or turn number, record), and the rejected lines."""
+    if detect_format(path) == "locomo":
+        from memfold.bench.locomo import load_locomo
+
+        records: list[tuple[int, dict[str, Any]]] = []
+        for conversation in load_locomo(path):
+            for message in conversation.messages:
+                record = message.model_dump()
+                if user_id:
+                    record["user_id"] = user_id
+                records.append((len(records) + 1, record))
+        return records, []
+    good: list[tuple[int, dict[str, Any]]] = []
+    bad: list[Rejection] = []
+    for number, parsed in read_jsonl(path, user_id=user_id):
+        if isinstance(parsed, Rejection):
+            bad.append(parsed)
+        else:
+            good.append((number, parsed))
+    return good, bad
