@@ -1,0 +1,111 @@
+"""The benchmark's public functions: ``run_locomo`` and ``run_questions``.
+
+    from memfold.bench import run_locomo
+    results = run_locomo("locomo-dev.json", ks=(5, 10, 25), budget=1000, out="results/")
+
+Both return the results dict (the content of results.json) and, given ``out``, also
+write results.json, results.md and a per-category PNG chart there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from memfold.bench.dataset import BenchDataset
+from memfold.bench.generic import load_generic
+from memfold.bench.locomo import load_locomo
+from memfold.bench.report import run_metadata, write_outputs
+from memfold.bench.runner import Progress, RunOptions, run_benchmark
+from memfold.bench.systems import ALL_SYSTEMS, MemfoldSystem, SystemFactory, default_factories
+from memfold.embed.base import Embedder
+from memfold.errors import ConfigError
+from memfold.tokens import TokenCounter
+
+
+def _embedder(embedder: Embedder | None) -> Embedder:
+    if embedder is not None:
+        return embedder
+    from memfold.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *,
+                ks: Sequence[int] = (5, 10, 25), budget: int = 1000, depth: int | None = None,
+                out: str | Path | None = None, counter: TokenCounter | None = None,
+                progress: Progress | None = None) -> dict[str, Any]:
+    """Run the given systems on a loaded dataset; writes the outputs when ``out`` is given."""
+    if not ks or any(k <= 0 for k in ks):
+        raise ConfigError(f"k values must be positive integers, got {list(ks)}")
+    if budget <= 0:
+        raise ConfigError(f"the token budget must be positive, got {budget}")
+    options = RunOptions(ks=tuple(sorted(set(ks))), budget_tokens=budget, depth=depth)
+    results = run_benchmark(dataset, factories, options=options, counter=counter, progress=progress)
+    results.update(run_metadata())
+    if out is not None:
+        results["outputs"] = {kind: str(path) for kind, path in write_outputs(results, Path(out)).items()}
+    return results
+
+
+def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int = 1000,
+               out: str | Path | None = None, conversations: int | None = None,
+               systems: Sequence[str] = ALL_SYSTEMS, embedder: Embedder | None = None,
+               memfold_settings: Any = None, depth: int | None = None,
+               counter: TokenCounter | None = None, progress: Progress | None = None,
+               factories: Mapping[str, SystemFactory] | None = None) -> dict[str, Any]:
+    """LoCoMo evidence recall of memfold and the baselines; each conversation in a fresh store.
+
+    ``embedder`` is the baselines' (default: the real MiniLM, as memfold's default config uses);
+    ``factories`` replaces the named systems entirely (tests pass in-memory ones).
+    """
+    dataset = load_locomo(path, conversations=conversations)
+    if factories is None:
+        factories = default_factories(systems, _embedder(embedder), memfold_settings)
+    results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
+                          counter=counter, progress=progress)
+    results["dataset_path"] = str(Path(path).resolve())
+    return results
+
+
+def run_questions(questions: str | Path, *, messages: str | Path | None = None,
+                  store: str | Path | None = None, ks: Sequence[int] = (5, 10, 25),
+                  budget: int = 1000, out: str | Path | None = None,
+                  systems: Sequence[str] | None = None, embedder: Embedder | None = None,
+                  memfold_settings: Any = None, depth: int | None = None,
+                  counter: TokenCounter | None = None, progress: Progress | None = None,
+                  factories: Mapping[str, SystemFactory] | None = None) -> dict[str, Any]:
+    """Evidence recall on the generic format.
+
+    With ``messages`` (ingest JSONL) every user is ingested into fresh stores and the baselines
+    run too; without it the questions are asked of the existing ``store`` (opened read-only;
+    memfold only, since the baselines need the raw turns).
+    """
+    dataset = load_generic(questions, messages)
+    if factories is None:
+        factories = _question_factories(messages, store, systems, embedder, memfold_settings)
+    results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
+                          counter=counter, progress=progress)
+    results["mode"] = "fresh-ingest" if messages is not None else "existing-store"
+    results["missing_evidence_checked"] = messages is not None
+    if messages is None:
+        results["store"] = str(store)
+    return results
+
+
+def _question_factories(messages: str | Path | None, store: str | Path | None,
+                        systems: Sequence[str] | None, embedder: Embedder | None,
+                        memfold_settings: Any) -> Mapping[str, SystemFactory]:
+    if messages is not None:
+        return default_factories(systems or ALL_SYSTEMS, _embedder(embedder), memfold_settings)
+    if store is None:
+        raise ConfigError("no messages file and no store to ask",
+                          hint="pass --messages FILE.jsonl, or --store DIR holding ingested messages")
+    if systems and set(systems) != {"memfold"}:
+        raise ConfigError("baselines need the raw messages", hint="pass --messages FILE.jsonl")
+    store_path = Path(store)
+    if not store_path.exists():
+        raise ConfigError(f"store {store_path} does not exist")
+    return {"memfold": lambda _workdir: MemfoldSystem.open(store_path, memfold_settings,
+                                                           read_only=True)}

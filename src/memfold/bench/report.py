@@ -1,0 +1,141 @@
+"""Write a benchmark's outputs: results.json, results.md and a per-category bar chart (PNG).
+
+Results carry the date, the git commit and the machine (cores, RAM) so that figures
+committed under benchmarks/results/ can be compared across runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+CHART_FILE = "recall_by_category.png"
+
+
+def git_commit(cwd: Path | None = None) -> str | None:
+    """HEAD of the repository the run starts from (None outside a git checkout)."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                              timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
+def machine() -> dict[str, Any]:
+    try:
+        import psutil
+
+        ram = psutil.virtual_memory().total
+    except ImportError:  # psutil is a bench/dev extra
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {"cores": os.cpu_count(), "ram_gb": round(ram / 2**30, 1),
+            "platform": platform.platform(), "python": sys.version.split()[0]}
+
+
+def run_metadata() -> dict[str, Any]:
+    return {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "git_commit": git_commit(Path.cwd()), "machine": machine()}
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Temp file + fsync + os.replace: a killed run never leaves a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, sort_keys=False)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def markdown(results: dict[str, Any]) -> str:
+    ks = [str(k) for k in results["k"]]
+    budget = results["budget_tokens"]
+    lines = [f"# Benchmark: {results['dataset']}", "",
+             f"{results['conversations']} conversations, {results['questions']} questions, "
+             f"date {results.get('date', '?')}, commit {str(results.get('git_commit'))[:12]}, "
+             f"machine {results.get('machine', {}).get('cores', '?')} cores / "
+             f"{results.get('machine', {}).get('ram_gb', '?')} GB RAM.", "",
+             "Official LoCoMo evidence recall (share of a question's evidence turns among the "
+             f"sources of the recalled items); budget = {budget} tokens.", "",
+             "| system | " + " | ".join(f"R@{k}" for k in ks)
+             + f" | R@{budget}tok | R@{budget}tok cat 1-4 | mean tokens | p50 ms | p95 ms |",
+             "|---" * (len(ks) + 6) + "|"]
+    for name, sysres in results["systems"].items():
+        row = [name, *(_fmt(sysres["recall_at"][k]) for k in ks), _fmt(sysres["recall_at_budget"]),
+               _fmt(sysres["overall_1_4"]["recall_at_budget"]), f"{sysres['mean_context_tokens']:.0f}",
+               f"{sysres['latency_ms']['p50']:.1f}", f"{sysres['latency_ms']['p95']:.1f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", _category_table(results), "", _ingest_lines(results)]
+    return "\n".join(lines) + "\n"
+
+
+def _category_table(results: dict[str, Any]) -> str:
+    budget = results["budget_tokens"]
+    systems = results["systems"]
+    categories = list(dict.fromkeys(c for s in systems.values() for c in s["by_category"]))
+    header = ("| category (n) | " + " | ".join(systems) + " |\n" + "|---" * (len(systems) + 1) + "|")
+    rows = []
+    for cat in categories:
+        n = next(s["by_category"][cat]["n"] for s in systems.values() if cat in s["by_category"])
+        cells = [_fmt(s["by_category"][cat]["recall_at_budget"]) if cat in s["by_category"] else "-"
+                 for s in systems.values()]
+        rows.append(f"| {cat} ({n}) | " + " | ".join(cells) + " |")
+    return f"Recall within {budget} tokens, per category:\n\n" + header + "\n" + "\n".join(rows)
+
+
+def _ingest_lines(results: dict[str, Any]) -> str:
+    ingest = results["ingest"]
+    return (f"Ingest (system under test): {ingest['messages']} messages in {ingest['seconds']:.1f} s "
+            f"= {ingest['messages_per_s']:.1f} messages/s. Full-context alternative: "
+            f"{results['full_context_tokens']} tokens per conversation on average. Evidence ids "
+            f"naming no turn (counted as misses): {results['missing_evidence']}.")
+
+
+def bar_chart(results: dict[str, Any], path: Path) -> None:
+    """Grouped bars: recall within the budget per category, one bar per system."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    systems = results["systems"]
+    categories = list(dict.fromkeys(c for s in systems.values() for c in s["by_category"]))
+    categories.append("all")
+    width = 0.8 / max(len(systems), 1)
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    x = np.arange(len(categories))
+    for index, (name, sysres) in enumerate(systems.items()):
+        values = [sysres["by_category"].get(c, {}).get("recall_at_budget", 0.0) for c in categories[:-1]]
+        values.append(sysres["recall_at_budget"])
+        ax.bar(x + index * width - 0.4 + width / 2, values, width, label=name)
+    ax.set_xticks(x, categories)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(f"evidence recall within {results['budget_tokens']} tokens")
+    ax.set_title(f"{results['dataset']}: {results['questions']} questions")
+    ax.legend(ncols=len(systems), fontsize="small", loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_outputs(results: dict[str, Any], out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out_dir / "results.json", "markdown": out_dir / "results.md",
+             "chart": out_dir / CHART_FILE}
+    write_json(paths["json"], results)
+    paths["markdown"].write_text(markdown(results), encoding="utf-8")
+    bar_chart(results, paths["chart"])
+    return paths
