@@ -27,6 +27,8 @@ from memfold.errors import InvalidInputError, InvalidMessageError, UnknownUserEr
 from memfold.models import (
     Context,
     Event,
+    Explanation,
+    ForgetReport,
     FoldState,
     IngestReport,
     Message,
@@ -374,7 +376,105 @@ class Memory:
             self.stores.folds.save(outcome.state)
         return outcome.state
 
+    def explain(self, user_id: str, subject: str, key: str) -> Explanation:
+        """How memfold knows a fact: the value, every change with its time, the sources quoted."""
+        user_id = _require_user(user_id)
+        changes = self.stores.profile.history(user_id, subject, key)
+        cited = list(dict.fromkeys(s for c in changes for s in c.sources))
+        return Explanation(user_id=user_id, subject=subject, key=key,
+                           current=self.stores.profile.get(user_id, subject, key),
+                           changes=changes, evidence=self.stores.log.get(user_id, cited))
+
+    # -- erasure ----------------------------------------------------------------------
+
+    def forget(self, user_id: str) -> ForgetReport:
+        """Erase a user: every row, every vector, the fold state; the DuckDB file is rewritten
+        so that no deleted bytes remain on disk (a plain DELETE leaves them in the file)."""
+        user_id = _require_user(user_id)
+        started = time.perf_counter()
+        with self._write_lock:
+            with self.stores.db.transaction():
+                counts = {
+                    "messages": self.stores.log.delete_user(user_id),
+                    "facts": self.stores.profile.delete_user(user_id),
+                    "events": self.stores.events.delete_user(user_id),
+                    "documents": self.stores.documents.delete_user(user_id),
+                    "fold_state": self.stores.folds.delete_user(user_id),
+                }
+                item_ids = self.stores.archive.delete_user(user_id)
+            # after the commit: a crash here leaves orphan vectors, which the next open removes
+            self.stores.index.delete(item_ids)
+            rewritten = self._rewrite_files()
+        return ForgetReport(user_id=user_id, archive_items=len(item_ids), vectors=len(item_ids),
+                            file_rewritten=rewritten, seconds=time.perf_counter() - started, **counts)
+
+    def remove_message(self, user_id: str, msg_id: str) -> dict[str, int]:
+        """Delete one message and everything derived from it: facts, changelog rows, events,
+        document chunks, archive rows and vectors, and episode/semantic notes citing it."""
+        user_id = _require_user(user_id)
+        ids = [msg_id]
+        with self._write_lock:
+            with self.stores.db.transaction():
+                counts = {
+                    "messages": self.stores.log.delete(user_id, ids),
+                    "facts": self.stores.profile.delete_by_source(user_id, ids),
+                    "events": self.stores.events.delete_by_source(user_id, ids),
+                    "documents": self.stores.documents.delete_by_source(user_id, ids),
+                }
+                item_ids = self.stores.archive.delete_by_source(user_id, ids)
+                counts["archive_items"] = len(item_ids)
+                counts["fold_notes"] = self._scrub_fold_state(user_id, set(ids))
+            self.stores.index.delete(item_ids)
+        return counts
+
+    def _scrub_fold_state(self, user_id: str, msg_ids: set[str]) -> int:
+        from memfold.compaction.scrub import scrub_sources
+
+        state = self.stores.folds.load(user_id)
+        if state is None:
+            return 0
+        scrubbed, removed = scrub_sources(state, msg_ids)
+        if removed:
+            self.stores.folds.save(scrubbed)
+        return removed
+
+    def _rewrite_files(self) -> bool:
+        rewrite = getattr(self.stores.db, "rewrite_file", None)
+        if rewrite is None:  # in-memory stores hold no file
+            return False
+        rewrite()
+        purge = getattr(self.stores.index, "purge_log", None)
+        if purge is not None:
+            purge()
+        return True
+
     # -- housekeeping -----------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per user and store, and the size of every file under the store directory."""
+        users = {}
+        for user_id in self.users():
+            users[user_id] = {
+                "messages": self.stores.log.count(user_id),
+                "facts": len(self.stores.profile.list(user_id)),
+                "events": self.stores.events.count(user_id),
+                "archive": self.stores.archive.count(user_id),
+            }
+        disk: dict[str, int] = {}
+        directory = getattr(self.stores, "directory", None)
+        if directory is not None:
+            for path in sorted(Path(directory).rglob("*")):
+                if path.is_file():
+                    disk[str(path.relative_to(directory))] = path.stat().st_size
+        return {"users": users, "vectors": self.stores.index.count(), "disk": disk,
+                "total_bytes": sum(disk.values())}
+
+    @staticmethod
+    def sql_readonly(store: str | Path, query: str, *, limit: int = 1000) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Read-only SQL over a store's DuckDB file on a hardened connection (debugging)."""
+        from memfold.stores.sql import run_readonly_sql
+
+        return run_readonly_sql(Path(store) / "memfold.duckdb", query, limit=limit)
 
     def users(self) -> list[str]:
         return self.stores.db.users()

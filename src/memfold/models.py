@@ -359,3 +359,41 @@ class Context(Record):
             for src in item.sources:
                 seen.setdefault(src, None)
         return list(seen)
+
+
+class Explanation(Record):
+    """Answers "how do you know that?": the value, every change, and the quoted evidence."""
+
+    user_id: str
+    subject: str
+    key: str
+    current: ProfileFact | None = None
+    changes: list[ProfileChange] = Field(default_factory=list)
+    evidence: list[Message] = Field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [f"{self.subject}.{self.key} = {self.current.value!r}" if self.current
+                 else f"{self.subject}.{self.key}: no current value"]
+        for change in self.changes:
+            old = f"{change.old_value!r} -> " if change.old_value is not None else ""
+            lines.append(f"- {change.changed_at:%Y-%m-%d %H:%M} {change.action} by {change.actor}: "
+                         f"{old}{change.new_value!r} (evidence: {', '.join(change.sources) or 'none'})")
+        by_id = {m.msg_id: m for m in self.evidence}
+        for msg_id in dict.fromkeys(s for c in self.changes for s in c.sources):
+            message = by_id.get(msg_id)
+            if message:
+                lines.append(f'  [{msg_id}] {message.ts:%Y-%m-%d} {message.speaker}: "{message.text}"')
+        return "\n".join(lines)
+
+
+class ForgetReport(Record):
+    user_id: str
+    messages: int = 0
+    facts: int = 0
+    events: int = 0
+    documents: int = 0
+    archive_items: int = 0
+    vectors: int = 0
+    fold_state: int = 0
+    file_rewritten: bool = False
+    seconds: float = 0.0

@@ -89,6 +89,10 @@ class ProfileStore(Protocol):
     def history(self, user_id: str, subject: str | None = None,
                 key: str | None = None) -> list[ProfileChange]: ...
 
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        """Remove facts and changelog rows that cite any of these messages (source removal)."""
+        ...
+
     def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
         """Record a read (for least-recently-used eviction)."""
         ...
