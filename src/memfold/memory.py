@@ -448,6 +448,25 @@ class Memory:
             purge()
         return True
 
+    # -- export / import --------------------------------------------------------------
+
+    def export(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every record of one user (or of all users) as JSON-ready dicts, for `import`."""
+        from memfold.portable import export_records
+
+        users = [_require_user(user_id)] if user_id is not None else self.users()
+        return export_records(self.stores, users)
+
+    def import_file(self, path: str | Path) -> dict[str, int]:
+        """Read back a `memfold export` file exactly (same ids, no re-routing), then index it."""
+        from memfold.portable import import_records, parse_records
+
+        records = parse_records(Path(path))
+        with self._write_lock:
+            counts = import_records(self.stores, records)
+            self.sync_index()
+        return counts
+
     # -- housekeeping -----------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:

@@ -1,0 +1,46 @@
+"""Ingested data survives close/reopen on a real store; a second writer process is refused."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from memfold.errors import InvalidInputError
+from memfold.memory import Memory
+
+from .conftest import msg
+
+
+def test_data_survives_reopen(settings):
+    with Memory.open(settings=settings) as memory:
+        memory.ingest_many([msg("m1", "My name is Ana and I live in Lisbon."),
+                            msg("m2", "Yesterday I went hiking in Sintra.", minutes=1),
+                            msg("m3", "Thanks!", minutes=2)])
+    with Memory.open(settings=settings) as memory:
+        assert [m.msg_id for m in memory.stores.log.list("ana")] == ["m1", "m2", "m3"]
+        result = memory.recall("hiking in Sintra", "ana", k=5)
+        assert "m2" in result.sources()
+        assert memory.stores.index.count() == memory.stores.archive.count()
+
+
+def test_second_writer_process_is_refused_with_pid(settings):
+    with Memory.open(settings=settings):
+        code = ("import sys\nfrom memfold.config import Settings\nfrom memfold.memory import Memory\n"
+                "from memfold.errors import StoreLockedError\n"
+                f"s = Settings(store={str(settings.store)!r}, embedder='hashing', backend='offline')\n"
+                "try:\n    Memory.open(settings=s)\nexcept StoreLockedError as e:\n    print(e); sys.exit(3)\n"
+                "sys.exit(0)\n")
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 3, done.stderr
+        import os
+
+        assert str(os.getpid()) in done.stdout
+
+
+def test_read_without_user_is_rejected(memory):
+    with pytest.raises(InvalidInputError):
+        memory.recall("anything", "")
