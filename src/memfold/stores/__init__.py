@@ -1,1 +1,131 @@
-"""memfold.stores"""
+"""The storage layer: DuckDB system of record + Chroma vector index, bundled as :class:`Stores`.
+
+    stores = open_stores("./memfold-store")          # takes the writer lock
+    with stores.db.transaction():
+        stores.log.append(messages)
+        stores.archive.add(items)
+    sync_index(stores, embedder)                      # embeds + indexes what is pending
+    stores.close()
+
+``Stores.in_memory()`` bundles the reference implementations (tests, ``Memory.in_memory``).
+A store directory holds ``memfold.duckdb``, ``chroma/`` and ``writer.lock``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfold.errors import StoreError, StoreLockedError
+from memfold.stores.base import (
+    ArchiveLog,
+    ConversationLog,
+    Database,
+    DocumentStore,
+    EventLog,
+    FoldStore,
+    ProfileStore,
+    Scratchpad,
+    VectorIndex,
+)
+from memfold.stores.lock import WriterLock, holder_pid
+
+if TYPE_CHECKING:
+    from memfold.stores.duckdb import DuckDBDatabase
+
+DB_FILE = "memfold.duckdb"
+CHROMA_DIR = "chroma"
+
+
+@dataclass
+class Stores:
+    """Every store of one memory, sharing one Database (and so one transaction)."""
+
+    db: Database
+    log: ConversationLog
+    profile: ProfileStore
+    events: EventLog
+    documents: DocumentStore
+    archive: ArchiveLog
+    index: VectorIndex
+    folds: FoldStore
+    scratchpad: Scratchpad
+    lock: WriterLock | None = None
+    directory: Path | None = None
+    read_only: bool = False
+
+    @classmethod
+    def in_memory(cls) -> Stores:
+        from memfold.stores import memory as m
+
+        db = m.InMemoryDatabase()
+        return cls(db=db, log=m.InMemoryConversationLog(db), profile=m.InMemoryProfileStore(db),
+                   events=m.InMemoryEventLog(db), documents=m.InMemoryDocumentStore(db),
+                   archive=m.InMemoryArchiveLog(db), index=m.InMemoryVectorIndex(),
+                   folds=m.InMemoryFoldStore(db), scratchpad=m.InMemoryScratchpad(db))
+
+    def close(self) -> None:
+        """Close the database and index, then release the writer lock (idempotent)."""
+        try:
+            self.db.close()
+            close_index = getattr(self.index, "close", None)
+            if close_index is not None:
+                close_index()
+        finally:
+            if self.lock is not None:
+                self.lock.close()
+
+    def __enter__(self) -> Stores:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def duckdb_stores(db: DuckDBDatabase, index: VectorIndex, **extra: object) -> Stores:
+    """Bundle the DuckDB stores of ``db`` with a vector index (``:memory:`` works too)."""
+    from memfold.stores import duckdb as d
+
+    return Stores(db=db, log=d.DuckDBConversationLog(db), profile=d.DuckDBProfileStore(db),
+                  events=d.DuckDBEventLog(db), documents=d.DuckDBDocumentStore(db),
+                  archive=d.DuckDBArchiveLog(db), index=index, folds=d.DuckDBFoldStore(db),
+                  scratchpad=d.DuckDBScratchpad(db), **extra)  # type: ignore[arg-type]
+
+
+def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
+    """Open (creating if needed) the store directory.
+
+    A writer takes ``DIR/writer.lock`` first and fails at once if another process holds
+    it. A reader takes no lock, but DuckDB cannot open a file another process holds even
+    read-only (measured), so with a live writer it fails at once too, naming its PID.
+    """
+    from memfold.stores.chroma import ChromaVectorIndex
+    from memfold.stores.duckdb import DuckDBDatabase
+
+    directory = Path(directory)
+    lock = None
+    if read_only:
+        pid = holder_pid(directory)
+        if pid is not None:
+            raise StoreLockedError(str(directory), pid)
+        if not (directory / DB_FILE).is_file():
+            raise StoreError(f"no memfold store at {directory}", hint="ingest something first")
+    else:
+        lock = WriterLock(directory)
+    try:
+        db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
+        try:
+            index = ChromaVectorIndex(directory / CHROMA_DIR)
+        except StoreError:
+            db.close()
+            raise
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        raise
+    return duckdb_stores(db, index, lock=lock, directory=directory, read_only=read_only)
+
+
+__all__ = ["CHROMA_DIR", "DB_FILE", "Stores", "WriterLock", "duckdb_stores", "holder_pid",
+           "open_stores"]

@@ -1,0 +1,63 @@
+"""Helpers shared by the in-memory and DuckDB stores, so both follow one contract."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from memfold.errors import EvidenceRequiredError, InvalidInputError
+from memfold.models import ChangeAction, ProfileChange, ProfileFact, utcnow
+
+
+def merge_sources(old: Iterable[str], new: Iterable[str]) -> list[str]:
+    """Union of two source lists, first-seen order kept."""
+    return list(dict.fromkeys([*old, *new]))
+
+
+def overlaps(sources: Iterable[str], msg_ids: Iterable[str]) -> bool:
+    return not set(sources).isdisjoint(msg_ids)
+
+
+def require_evidence(fact: ProfileFact) -> None:
+    """The hallucination filter: a profile write must name the message it came from."""
+    if not fact.sources or not all(isinstance(s, str) and s.strip() for s in fact.sources):
+        raise EvidenceRequiredError(
+            f"profile write {fact.subject}.{fact.key} for user {fact.user_id} has no source msg_id"
+        )
+
+
+def new_change(fact_or_key: ProfileFact | tuple[str, str, str], action: ChangeAction, *,
+               old_value: str | None, new_value: str | None, sources: Sequence[str],
+               reason: str, actor: str, at: datetime | None) -> ProfileChange:
+    if isinstance(fact_or_key, ProfileFact):
+        user_id, subject, key = fact_or_key.user_id, fact_or_key.subject, fact_or_key.key
+    else:
+        user_id, subject, key = fact_or_key
+    return ProfileChange(
+        change_id=uuid.uuid4().hex, user_id=user_id, subject=subject, key=key, action=action,
+        old_value=old_value, new_value=new_value, sources=list(sources), reason=reason,
+        actor=actor, changed_at=as_utc(at) if at is not None else utcnow(),
+    )
+
+
+def as_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:  # stored values are UTC; a naive one came back from storage
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def to_json(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{what} must be JSON-serialisable: {exc}") from exc
+
+
+def in_window(when: datetime, start: datetime | None, end: datetime | None) -> bool:
+    """start <= when < end, either bound optional."""
+    if start is not None and when < start:
+        return False
+    return end is None or when < end

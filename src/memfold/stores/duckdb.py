@@ -1,0 +1,809 @@
+"""DuckDB: the system of record (messages, profile + changelog, events, documents,
+archive rows, fold state, scratchpad) in one file.
+
+One :class:`DuckDBDatabase` owns ONE connection; every statement runs under its
+re-entrant lock, so many threads can share one store. ``transaction()`` is
+re-entrant: a nested block joins the outer transaction, and the lock is held for the
+whole outer block, so read-modify-write sequences (a profile upsert and its changelog
+row) never interleave. User input only ever travels as bound parameters.
+
+Every ``duckdb.Error`` is translated into the memfold error tree at this boundary
+(``raise ... from exc``): a file held by another process becomes StoreLockedError
+naming its PID, a write conflict that outlives its retries becomes WriteConflictError.
+
+Timestamps are stored as TIMESTAMPTZ with the session time zone pinned to UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import duckdb
+
+from memfold.errors import (
+    DuplicateMessageError,
+    StoreClosedError,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    WriteConflictError,
+)
+from memfold.models import (
+    ArchiveItem,
+    DocumentChunk,
+    Event,
+    FoldState,
+    Message,
+    ProfileChange,
+    ProfileFact,
+)
+from memfold.stores._common import (
+    as_utc,
+    merge_sources,
+    new_change,
+    require_evidence,
+    to_json,
+)
+
+SCHEMA_VERSION = 1
+CONFLICT_RETRIES = 4
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS messages (
+    user_id VARCHAR NOT NULL, msg_id VARCHAR NOT NULL, seq BIGINT NOT NULL,
+    session_id VARCHAR NOT NULL, speaker VARCHAR NOT NULL, role VARCHAR NOT NULL,
+    ts TIMESTAMPTZ NOT NULL, text VARCHAR NOT NULL, meta JSON NOT NULL,
+    PRIMARY KEY (user_id, msg_id));
+CREATE TABLE IF NOT EXISTS profile (
+    user_id VARCHAR NOT NULL, subject VARCHAR NOT NULL, key VARCHAR NOT NULL,
+    value VARCHAR NOT NULL, sources VARCHAR[] NOT NULL, category VARCHAR,
+    created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,
+    last_accessed_at TIMESTAMPTZ, PRIMARY KEY (user_id, subject, key));
+CREATE TABLE IF NOT EXISTS profile_changes (
+    change_id VARCHAR PRIMARY KEY, seq BIGINT NOT NULL, user_id VARCHAR NOT NULL,
+    subject VARCHAR NOT NULL, key VARCHAR NOT NULL, action VARCHAR NOT NULL,
+    old_value VARCHAR, new_value VARCHAR, sources VARCHAR[] NOT NULL,
+    reason VARCHAR NOT NULL, actor VARCHAR NOT NULL, changed_at TIMESTAMPTZ NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    user_id VARCHAR NOT NULL, event_id VARCHAR NOT NULL, seq BIGINT NOT NULL,
+    subject VARCHAR NOT NULL, text VARCHAR NOT NULL, occurred_at TIMESTAMPTZ NOT NULL,
+    granularity VARCHAR NOT NULL, recorded_at TIMESTAMPTZ NOT NULL, sources VARCHAR[] NOT NULL,
+    PRIMARY KEY (user_id, event_id));
+CREATE INDEX IF NOT EXISTS events_user_time ON events (user_id, occurred_at);
+CREATE TABLE IF NOT EXISTS documents (
+    user_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, doc_id VARCHAR NOT NULL,
+    idx INTEGER NOT NULL, text VARCHAR NOT NULL, sources VARCHAR[] NOT NULL,
+    ts TIMESTAMPTZ NOT NULL, flags VARCHAR[] NOT NULL, layer INTEGER NOT NULL,
+    PRIMARY KEY (user_id, chunk_id));
+CREATE TABLE IF NOT EXISTS archive (
+    item_id VARCHAR PRIMARY KEY, seq BIGINT NOT NULL, user_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL, text VARCHAR NOT NULL, key_text VARCHAR NOT NULL,
+    sources VARCHAR[] NOT NULL, subject VARCHAR, occurred_at TIMESTAMPTZ,
+    flags VARCHAR[] NOT NULL, indexed BOOLEAN NOT NULL DEFAULT false);
+CREATE TABLE IF NOT EXISTS fold_state (
+    user_id VARCHAR PRIMARY KEY, state JSON NOT NULL, updated_at TIMESTAMPTZ NOT NULL);
+CREATE TABLE IF NOT EXISTS scratchpad (
+    task_id VARCHAR NOT NULL, key VARCHAR NOT NULL, seq BIGINT NOT NULL, value JSON NOT NULL,
+    PRIMARY KEY (task_id, key));
+"""
+
+_USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state")
+_SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "scratchpad")
+_LOCK_PID = re.compile(r"PID (\d+)")
+
+
+def translate(exc: duckdb.Error, path: str) -> StoreError:
+    """Map a DuckDB exception onto the memfold error tree (caller raises it ``from exc``)."""
+    text = str(exc)
+    if isinstance(exc, duckdb.IOException) and "Could not set lock" in text:
+        match = _LOCK_PID.search(text)
+        return StoreLockedError(path, int(match.group(1)) if match else None)
+    if isinstance(exc, duckdb.TransactionException) and "Conflict" in text:
+        return WriteConflictError(f"write conflict on {path}: {text}",
+                                  hint="retry the operation")
+    if isinstance(exc, duckdb.ConnectionException) and "closed" in text.lower():
+        return StoreClosedError(f"the store {path} was used after close()")
+    if isinstance(exc, duckdb.SerializationException | duckdb.FatalException):
+        return StoreCorruptError(f"cannot read {path}: {text}")
+    return StoreError(f"DuckDB failed on {path}: {text}")
+
+
+def _is_conflict(exc: duckdb.Error) -> bool:
+    return isinstance(exc, duckdb.TransactionException) and "Conflict" in str(exc)
+
+
+class DuckDBDatabase:
+    """One DuckDB file (or ``":memory:"``) behind one connection and one re-entrant lock."""
+
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
+        self.path = str(path)
+        self.read_only = read_only
+        self.lock = threading.RLock()
+        self._depth = 0
+        self._seq: dict[str, int] = {}
+        self._conn: duckdb.DuckDBPyConnection | None = None
+        if self.in_memory and read_only:
+            raise StoreError("a :memory: database cannot be opened read-only")
+        if read_only and not Path(self.path).is_file():
+            raise StoreError(f"no memfold database at {self.path}")
+        self._conn = self._connect()
+        if not read_only:
+            self._create_schema()
+        self._check_schema()
+
+    @property
+    def in_memory(self) -> bool:
+        return self.path == ":memory:"
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        try:
+            conn = duckdb.connect(self.path, read_only=self.read_only)
+            conn.execute("SET TimeZone = 'UTC'")
+            return conn
+        except duckdb.Error as exc:
+            raise translate(exc, self.path) from exc
+
+    def _create_schema(self) -> None:
+        with self.transaction():
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                self.execute(statement)
+            self.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                         [str(SCHEMA_VERSION)])
+
+    def _check_schema(self) -> None:
+        rows = self.fetchall("SELECT value FROM meta WHERE key = 'schema_version'")
+        found = int(rows[0][0]) if rows else None
+        if found != SCHEMA_VERSION:
+            raise StoreCorruptError(
+                f"{self.path} has schema version {found}, this memfold expects {SCHEMA_VERSION}")
+
+    def schema_version(self) -> int:
+        return int(self.fetchall("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
+
+    # -- statements ---------------------------------------------------------------
+
+    def _connection(self) -> duckdb.DuckDBPyConnection:
+        if self._conn is None:
+            raise StoreClosedError(f"the store {self.path} was used after close()")
+        return self._conn
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> duckdb.DuckDBPyConnection:
+        """Run one statement; outside a transaction a write conflict is retried."""
+        with self.lock:
+            for attempt in range(CONFLICT_RETRIES + 1):
+                try:
+                    return self._connection().execute(sql, params)
+                except duckdb.Error as exc:
+                    if self._depth or not _is_conflict(exc) or attempt == CONFLICT_RETRIES:
+                        raise translate(exc, self.path) from exc
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        with self.lock:
+            try:
+                self._connection().executemany(sql, rows)
+            except duckdb.Error as exc:
+                raise translate(exc, self.path) from exc
+
+    def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        with self.lock:
+            try:
+                return self.execute(sql, params).fetchall()
+            except duckdb.Error as exc:
+                raise translate(exc, self.path) from exc
+
+    def next_seq(self, table: str, n: int = 1) -> int:
+        """First of ``n`` fresh insertion numbers for ``table`` (gaps after rollback are fine)."""
+        if table not in _SEQ_TABLES:
+            raise ValueError(f"no sequence for table {table}")
+        with self.lock:
+            if table not in self._seq:
+                self._seq[table] = self.fetchall(f"SELECT coalesce(max(seq), 0) FROM {table}")[0][0]
+            first = self._seq[table] + 1
+            self._seq[table] += n
+            return first
+
+    # -- transactions ----------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN/COMMIT around the block, ROLLBACK if it raises; nested blocks join."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self.execute("BEGIN TRANSACTION")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._rollback()
+                raise
+            self._depth = 0
+            self._commit()
+
+    def _commit(self) -> None:
+        try:
+            self._connection().execute("COMMIT")
+        except duckdb.Error as exc:
+            self._rollback()
+            raise translate(exc, self.path) from exc
+
+    def _rollback(self) -> None:
+        try:
+            self._connection().execute("ROLLBACK")
+        except duckdb.TransactionException:
+            pass  # DuckDB already ended the failed transaction: nothing left to undo
+
+    def run(self, work: Callable[[], T], retries: int = CONFLICT_RETRIES) -> T:
+        """Run ``work`` in a transaction, replaying it when a write conflict aborts it."""
+        for attempt in range(retries + 1):
+            try:
+                with self.transaction():
+                    return work()
+            except WriteConflictError:
+                if self._depth or attempt == retries:
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- database-wide -----------------------------------------------------------------
+
+    def users(self) -> list[str]:
+        union = " UNION ".join(f"SELECT DISTINCT user_id FROM {t}" for t in _USER_TABLES)
+        return [row[0] for row in self.fetchall(f"SELECT user_id FROM ({union}) ORDER BY 1")]
+
+    def checkpoint(self) -> None:
+        self.execute("CHECKPOINT")
+
+    def close(self) -> None:
+        with self.lock:
+            if self._conn is None:
+                return
+            try:
+                self._conn.close()
+            except duckdb.Error as exc:
+                raise translate(exc, self.path) from exc
+            finally:
+                self._conn = None
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    def rewrite_file(self) -> None:
+        """Copy every table into a fresh file and swap it in (erasure).
+
+        DELETE + CHECKPOINT + VACUUM leaves deleted bytes in the DuckDB file (measured);
+        a copy holds only live rows. The swap is atomic (``os.replace``), and this object
+        stays usable: it reconnects to the new file.
+        """
+        if self.in_memory or self.read_only:
+            return
+        with self.lock:
+            if self._depth:
+                raise StoreError("rewrite_file() cannot run inside a transaction")
+            fresh = Path(self.path + ".rewrite")
+            _remove_db_files(fresh)
+            try:
+                self._copy_into(fresh)
+            except StoreError:
+                _remove_db_files(fresh)
+                raise
+            self.close()
+            try:
+                _fsync_file(fresh)
+                os.replace(fresh, self.path)
+                _remove_db_files(Path(self.path), keep_main=True)
+                _fsync_dir(Path(self.path).parent)
+            finally:
+                self._conn = self._connect()
+
+    def _copy_into(self, fresh: Path) -> None:
+        name = self.fetchall("SELECT current_database()")[0][0]
+        self.execute("CHECKPOINT")
+        # ATTACH takes no bound parameter; the path is ours (never user input), quoted anyway.
+        quoted = str(fresh).replace("'", "''")
+        self.execute(f"ATTACH '{quoted}' AS memfold_rewrite")
+        try:
+            self.execute(f'COPY FROM DATABASE "{name}" TO memfold_rewrite')
+        finally:
+            self.execute("DETACH memfold_rewrite")
+
+
+def _remove_db_files(path: Path, *, keep_main: bool = False) -> None:
+    targets = [Path(str(path) + ".wal")] + ([] if keep_main else [path])
+    for target in targets:
+        target.unlink(missing_ok=True)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
+# -- conversation log -------------------------------------------------------------------
+
+_MSG_COLS = "msg_id, user_id, session_id, speaker, role, text, ts, meta"
+
+
+def _message(row: tuple[Any, ...]) -> Message:
+    msg_id, user_id, session_id, speaker, role, text, ts, meta = row
+    return Message(msg_id=msg_id, user_id=user_id, session_id=session_id, speaker=speaker,
+                   role=role, text=text, ts=as_utc(ts), meta=json.loads(meta))
+
+
+class DuckDBConversationLog:
+    """Raw messages, PK (user_id, msg_id), with an insertion number to keep turn order.
+
+    Idempotent re-ingest: appending a message identical to the stored one is a no-op;
+    the same (user_id, msg_id) with different content raises DuplicateMessageError and
+    nothing of that batch is stored.
+    """
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def append(self, messages: Sequence[Message]) -> None:
+        if not messages:
+            return
+        with self.db.transaction():
+            fresh = self._new_only(messages)
+            first = self.db.next_seq("messages", len(fresh))
+            self.db.executemany(
+                f"INSERT INTO messages ({_MSG_COLS}, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [[m.msg_id, m.user_id, m.session_id, m.speaker, m.role, m.text, m.ts,
+                  json.dumps(m.meta, sort_keys=True), first + n] for n, m in enumerate(fresh)])
+
+    def _new_only(self, messages: Sequence[Message]) -> list[Message]:
+        """Drop messages already stored identically; raise on a conflicting duplicate."""
+        fresh: dict[tuple[str, str], Message] = {}
+        by_user: dict[str, list[Message]] = {}
+        for message in messages:
+            by_user.setdefault(message.user_id, []).append(message)
+        for user_id, batch in by_user.items():
+            stored = {m.msg_id: m for m in self.get(user_id, [m.msg_id for m in batch])}
+            for message in batch:
+                known = stored.get(message.msg_id) or fresh.get((user_id, message.msg_id))
+                if known is not None and known != message:
+                    raise DuplicateMessageError(
+                        f"msg_id {message.msg_id!r} is already stored for user {user_id!r} "
+                        "with different content")
+                if known is None:
+                    fresh[(user_id, message.msg_id)] = message
+        return list(fresh.values())
+
+    def get(self, user_id: str, msg_ids: Sequence[str]) -> list[Message]:
+        if not msg_ids:
+            return []
+        rows = self.db.fetchall(
+            f"SELECT {_MSG_COLS} FROM messages WHERE user_id = ? AND list_contains(?, msg_id) "
+            "ORDER BY ts, seq", [user_id, list(msg_ids)])
+        return [_message(r) for r in rows]
+
+    def exists(self, user_id: str, msg_ids: Sequence[str]) -> set[str]:
+        if not msg_ids:
+            return set()
+        rows = self.db.fetchall(
+            "SELECT msg_id FROM messages WHERE user_id = ? AND list_contains(?, msg_id)",
+            [user_id, list(msg_ids)])
+        return {r[0] for r in rows}
+
+    def list(self, user_id: str, *, since: datetime | None = None, until: datetime | None = None,
+             session_id: str | None = None, limit: int | None = None,
+             newest_first: bool = False) -> list[Message]:
+        order = "DESC" if newest_first else "ASC"
+        rows = self.db.fetchall(
+            f"SELECT {_MSG_COLS} FROM messages WHERE user_id = ? "
+            "AND (?::TIMESTAMPTZ IS NULL OR ts >= ?) AND (?::TIMESTAMPTZ IS NULL OR ts < ?) "
+            "AND (?::VARCHAR IS NULL OR session_id = ?) "
+            f"ORDER BY ts {order}, seq {order} LIMIT ?",
+            [user_id, since, since, until, until, session_id, session_id, _limit(limit)])
+        return [_message(r) for r in rows]
+
+    def count(self, user_id: str | None = None) -> int:
+        return _count(self.db, "messages", user_id)
+
+    def delete(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        if not msg_ids:
+            return 0
+        rows = self.db.fetchall(
+            "DELETE FROM messages WHERE user_id = ? AND list_contains(?, msg_id) RETURNING msg_id",
+            [user_id, list(msg_ids)])
+        return len(rows)
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_user(self.db, "messages", user_id)
+
+
+def _limit(limit: int | None) -> int:
+    return (1 << 62) if limit is None else max(0, limit)
+
+
+def _count(db: DuckDBDatabase, table: str, user_id: str | None) -> int:
+    if user_id is None:
+        return int(db.fetchall(f"SELECT count(*) FROM {table}")[0][0])
+    return int(db.fetchall(f"SELECT count(*) FROM {table} WHERE user_id = ?", [user_id])[0][0])
+
+
+def _delete_user(db: DuckDBDatabase, table: str, user_id: str) -> int:
+    return len(db.fetchall(f"DELETE FROM {table} WHERE user_id = ? RETURNING 1", [user_id]))
+
+
+# -- profile ------------------------------------------------------------------------------
+
+_FACT_COLS = "user_id, subject, key, value, sources, updated_at, category"
+_CHANGE_COLS = ("change_id, user_id, subject, key, action, old_value, new_value, sources, "
+                "reason, actor, changed_at")
+
+
+def _fact(row: tuple[Any, ...]) -> ProfileFact:
+    user_id, subject, key, value, sources, updated_at, category = row
+    return ProfileFact(user_id=user_id, subject=subject, key=key, value=value,
+                       sources=list(sources), updated_at=as_utc(updated_at), category=category)
+
+
+def _change(row: tuple[Any, ...]) -> ProfileChange:
+    cols = [c.strip() for c in _CHANGE_COLS.split(",")]
+    data = dict(zip(cols, row))
+    data["sources"] = list(data["sources"])
+    data["changed_at"] = as_utc(data["changed_at"])
+    return ProfileChange(**data)
+
+
+class DuckDBProfileStore:
+    """Profile facts with a changelog row for every add, overwrite and delete.
+
+    An overwrite with the same value only merges the sources (no changelog row).
+    """
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def upsert(self, fact: ProfileFact, *, reason: str = "", actor: str = "router") -> ProfileChange | None:
+        require_evidence(fact)
+        with self.db.transaction():
+            old = self.get(fact.user_id, fact.subject, fact.key)
+            if old is None:
+                self.db.execute(
+                    f"INSERT INTO profile ({_FACT_COLS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [fact.user_id, fact.subject, fact.key, fact.value, fact.sources,
+                     fact.updated_at, fact.category, fact.updated_at])
+                return self._log(new_change(fact, "add", old_value=None, new_value=fact.value,
+                                            sources=fact.sources, reason=reason, actor=actor,
+                                            at=fact.updated_at))
+            if old.value == fact.value:
+                self._update(fact, merge_sources(old.sources, fact.sources),
+                             max(old.updated_at, fact.updated_at), fact.category or old.category)
+                return None
+            self._update(fact, fact.sources, fact.updated_at, fact.category or old.category)
+            return self._log(new_change(fact, "update", old_value=old.value, new_value=fact.value,
+                                        sources=fact.sources, reason=reason, actor=actor,
+                                        at=fact.updated_at))
+
+    def _update(self, fact: ProfileFact, sources: list[str], updated_at: datetime,
+                category: str | None) -> None:
+        self.db.execute(
+            "UPDATE profile SET value = ?, sources = ?, updated_at = ?, category = ? "
+            "WHERE user_id = ? AND subject = ? AND key = ?",
+            [fact.value, sources, updated_at, category, fact.user_id, fact.subject, fact.key])
+
+    def _log(self, change: ProfileChange) -> ProfileChange:
+        self.db.execute(
+            f"INSERT INTO profile_changes ({_CHANGE_COLS}, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [change.change_id, change.user_id, change.subject, change.key, change.action,
+             change.old_value, change.new_value, change.sources, change.reason, change.actor,
+             change.changed_at, self.db.next_seq("profile_changes")])
+        return change
+
+    def get(self, user_id: str, subject: str, key: str) -> ProfileFact | None:
+        rows = self.db.fetchall(
+            f"SELECT {_FACT_COLS} FROM profile WHERE user_id = ? AND subject = ? AND key = ?",
+            [user_id, subject, key])
+        return _fact(rows[0]) if rows else None
+
+    def list(self, user_id: str, subject: str | None = None) -> list[ProfileFact]:
+        rows = self.db.fetchall(
+            f"SELECT {_FACT_COLS} FROM profile WHERE user_id = ? "
+            "AND (?::VARCHAR IS NULL OR subject = ?) ORDER BY subject, key",
+            [user_id, subject, subject])
+        return [_fact(r) for r in rows]
+
+    def delete(self, user_id: str, subject: str, key: str, *, sources: Sequence[str] = (),
+               reason: str = "", actor: str = "user", action: str = "delete",
+               at: datetime | None = None) -> ProfileChange | None:
+        with self.db.transaction():
+            old = self.get(user_id, subject, key)
+            if old is None:
+                return None
+            self.db.execute("DELETE FROM profile WHERE user_id = ? AND subject = ? AND key = ?",
+                            [user_id, subject, key])
+            return self._log(new_change((user_id, subject, key), action,  # type: ignore[arg-type]
+                                        old_value=old.value, new_value=None, sources=sources,
+                                        reason=reason, actor=actor, at=at))
+
+    def history(self, user_id: str, subject: str | None = None,
+                key: str | None = None) -> list[ProfileChange]:
+        rows = self.db.fetchall(
+            f"SELECT {_CHANGE_COLS} FROM profile_changes WHERE user_id = ? "
+            "AND (?::VARCHAR IS NULL OR subject = ?) AND (?::VARCHAR IS NULL OR key = ?) "
+            "ORDER BY seq", [user_id, subject, subject, key, key])
+        return [_change(r) for r in rows]
+
+    def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
+        self.db.execute(
+            "UPDATE profile SET last_accessed_at = ? WHERE user_id = ? AND subject = ? AND key = ?",
+            [at, user_id, subject, key])
+
+    def last_accessed(self, user_id: str) -> dict[tuple[str, str], datetime | None]:
+        """(subject, key) -> last read time (None if never read), for LRU eviction."""
+        rows = self.db.fetchall(
+            "SELECT subject, key, last_accessed_at FROM profile WHERE user_id = ?", [user_id])
+        return {(s, k): _utc(at) for s, k, at in rows}
+
+    def delete_user(self, user_id: str) -> int:
+        with self.db.transaction():
+            _delete_user(self.db, "profile_changes", user_id)
+            return _delete_user(self.db, "profile", user_id)
+
+
+# -- events -------------------------------------------------------------------------------
+
+_EVENT_COLS = "event_id, user_id, subject, text, occurred_at, granularity, recorded_at, sources"
+
+
+def _event(row: tuple[Any, ...]) -> Event:
+    event_id, user_id, subject, text, occurred_at, granularity, recorded_at, sources = row
+    return Event(event_id=event_id, user_id=user_id, subject=subject, text=text,
+                 occurred_at=as_utc(occurred_at), granularity=granularity,
+                 recorded_at=as_utc(recorded_at), sources=list(sources))
+
+
+class DuckDBEventLog:
+    """Events, PK (user_id, event_id), indexed on (user_id, occurred_at); re-append replaces."""
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def append(self, events: Sequence[Event]) -> None:
+        if not events:
+            return
+        with self.db.transaction():
+            first = self.db.next_seq("events", len(events))
+            self.db.executemany(
+                f"INSERT INTO events ({_EVENT_COLS}, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (user_id, event_id) DO UPDATE SET subject = excluded.subject, "
+                "text = excluded.text, occurred_at = excluded.occurred_at, "
+                "granularity = excluded.granularity, recorded_at = excluded.recorded_at, "
+                "sources = excluded.sources",
+                [[e.event_id, e.user_id, e.subject, e.text, e.occurred_at, e.granularity,
+                  e.recorded_at, e.sources, first + n] for n, e in enumerate(events)])
+
+    def range(self, user_id: str, *, start: datetime | None = None, end: datetime | None = None,
+              subject: str | None = None, limit: int | None = None) -> list[Event]:
+        rows = self.db.fetchall(
+            f"SELECT {_EVENT_COLS} FROM events WHERE user_id = ? "
+            "AND (?::TIMESTAMPTZ IS NULL OR occurred_at >= ?) "
+            "AND (?::TIMESTAMPTZ IS NULL OR occurred_at < ?) "
+            "AND (?::VARCHAR IS NULL OR subject = ?) ORDER BY occurred_at, seq LIMIT ?",
+            [user_id, start, start, end, end, subject, subject, _limit(limit)])
+        return [_event(r) for r in rows]
+
+    def count(self, user_id: str | None = None) -> int:
+        return _count(self.db, "events", user_id)
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        return len(_delete_by_source(self.db, "events", "event_id", user_id, msg_ids))
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_user(self.db, "events", user_id)
+
+
+def _delete_by_source(db: DuckDBDatabase, table: str, id_col: str, user_id: str,
+                      msg_ids: Sequence[str]) -> list[str]:
+    if not msg_ids:
+        return []
+    rows = db.fetchall(
+        f"DELETE FROM {table} WHERE user_id = ? AND list_has_any(sources, ?::VARCHAR[]) "
+        f"RETURNING {id_col}", [user_id, list(msg_ids)])
+    return [r[0] for r in rows]
+
+
+# -- documents ------------------------------------------------------------------------------
+
+_CHUNK_COLS = "chunk_id, user_id, doc_id, idx, text, sources, ts, flags, layer"
+
+
+def _chunk(row: tuple[Any, ...]) -> DocumentChunk:
+    chunk_id, user_id, doc_id, idx, text, sources, ts, flags, layer = row
+    return DocumentChunk(chunk_id=chunk_id, user_id=user_id, doc_id=doc_id, index=idx, text=text,
+                         sources=list(sources), ts=as_utc(ts), flags=list(flags), layer=layer)
+
+
+class DuckDBDocumentStore:
+    """Document chunks, PK (user_id, chunk_id); re-adding a chunk id replaces it."""
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def add(self, chunks: Sequence[DocumentChunk]) -> None:
+        self.db.executemany(
+            f"INSERT OR REPLACE INTO documents ({_CHUNK_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [[c.chunk_id, c.user_id, c.doc_id, c.index, c.text, c.sources, c.ts, c.flags, c.layer]
+             for c in chunks])
+
+    def get(self, user_id: str, doc_id: str) -> list[DocumentChunk]:
+        rows = self.db.fetchall(
+            f"SELECT {_CHUNK_COLS} FROM documents WHERE user_id = ? AND doc_id = ? "
+            "ORDER BY layer, idx, chunk_id", [user_id, doc_id])
+        return [_chunk(r) for r in rows]
+
+    def list(self, user_id: str) -> list[DocumentChunk]:
+        rows = self.db.fetchall(
+            f"SELECT {_CHUNK_COLS} FROM documents WHERE user_id = ? "
+            "ORDER BY doc_id, layer, idx, chunk_id", [user_id])
+        return [_chunk(r) for r in rows]
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        return len(_delete_by_source(self.db, "documents", "chunk_id", user_id, msg_ids))
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_user(self.db, "documents", user_id)
+
+
+# -- archive --------------------------------------------------------------------------------
+
+_ITEM_COLS = "item_id, user_id, kind, text, key_text, sources, subject, occurred_at, flags"
+
+
+def _item(row: tuple[Any, ...]) -> ArchiveItem:
+    item_id, user_id, kind, text, key_text, sources, subject, occurred_at, flags = row
+    return ArchiveItem(item_id=item_id, user_id=user_id, kind=kind, text=text, key_text=key_text,
+                       sources=list(sources), subject=subject, occurred_at=_utc(occurred_at),
+                       flags=list(flags))
+
+
+class DuckDBArchiveLog:
+    """Archive rows (PK item_id, the vector id) with an ``indexed`` flag for index sync."""
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def add(self, items: Sequence[ArchiveItem]) -> None:
+        if not items:
+            return
+        with self.db.transaction():
+            first = self.db.next_seq("archive", len(items))
+            self.db.executemany(
+                f"INSERT OR REPLACE INTO archive ({_ITEM_COLS}, seq, indexed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false)",
+                [[i.item_id, i.user_id, i.kind, i.text, i.key_text, i.sources, i.subject,
+                  i.occurred_at, i.flags, first + n] for n, i in enumerate(items)])
+
+    def _select(self, where: str, params: list[Any], limit: int | None = None) -> list[ArchiveItem]:
+        rows = self.db.fetchall(
+            f"SELECT {_ITEM_COLS} FROM archive WHERE {where} ORDER BY seq LIMIT ?",
+            [*params, _limit(limit)])
+        return [_item(r) for r in rows]
+
+    def get(self, user_id: str, item_ids: Sequence[str]) -> list[ArchiveItem]:
+        if not item_ids:
+            return []
+        return self._select("user_id = ? AND list_contains(?, item_id)", [user_id, list(item_ids)])
+
+    def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
+        if kinds is None:
+            return self._select("user_id = ?", [user_id])
+        return self._select("user_id = ? AND list_contains(?::VARCHAR[], kind)",
+                            [user_id, list(kinds)])
+
+    def unindexed(self, limit: int = 1000) -> list[ArchiveItem]:
+        return self._select("NOT indexed", [], limit)
+
+    def count_unindexed(self) -> int:
+        return int(self.db.fetchall("SELECT count(*) FROM archive WHERE NOT indexed")[0][0])
+
+    def mark_indexed(self, item_ids: Sequence[str]) -> None:
+        if item_ids:
+            self.db.execute("UPDATE archive SET indexed = true WHERE list_contains(?, item_id)",
+                            [list(item_ids)])
+
+    def mark_all_unindexed(self) -> None:
+        self.db.execute("UPDATE archive SET indexed = false WHERE indexed")
+
+    def all_ids(self) -> set[str]:
+        return {r[0] for r in self.db.fetchall("SELECT item_id FROM archive")}
+
+    def count(self, user_id: str | None = None) -> int:
+        return _count(self.db, "archive", user_id)
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> list[str]:
+        return _delete_by_source(self.db, "archive", "item_id", user_id, msg_ids)
+
+    def delete_user(self, user_id: str) -> list[str]:
+        rows = self.db.fetchall("DELETE FROM archive WHERE user_id = ? RETURNING item_id", [user_id])
+        return [r[0] for r in rows]
+
+
+# -- fold state and scratchpad ------------------------------------------------------------------
+
+
+class DuckDBFoldStore:
+    """One FoldState per user, as JSON."""
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def load(self, user_id: str) -> FoldState | None:
+        rows = self.db.fetchall("SELECT state FROM fold_state WHERE user_id = ?", [user_id])
+        return FoldState.model_validate_json(rows[0][0]) if rows else None
+
+    def save(self, state: FoldState) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO fold_state (user_id, state, updated_at) VALUES (?, ?, now())",
+            [state.user_id, state.model_dump_json()])
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_user(self.db, "fold_state", user_id)
+
+
+class DuckDBScratchpad:
+    """Per-task JSON notes, kept in insertion order."""
+
+    def __init__(self, db: DuckDBDatabase) -> None:
+        self.db = db
+
+    def put(self, task_id: str, key: str, value: Any) -> None:
+        encoded = to_json(value, f"scratchpad value {task_id}/{key}")
+        with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO scratchpad (task_id, key, seq, value) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (task_id, key) DO UPDATE SET value = excluded.value",
+                [task_id, key, self.db.next_seq("scratchpad"), encoded])
+
+    def get(self, task_id: str) -> dict[str, Any]:
+        rows = self.db.fetchall(
+            "SELECT key, value FROM scratchpad WHERE task_id = ? ORDER BY seq", [task_id])
+        return {key: json.loads(value) for key, value in rows}
+
+    def clear(self, task_id: str) -> None:
+        self.db.execute("DELETE FROM scratchpad WHERE task_id = ?", [task_id])
+
+    def tasks(self) -> Iterator[str]:
+        rows = self.db.fetchall("SELECT DISTINCT task_id FROM scratchpad ORDER BY 1")
+        return iter([r[0] for r in rows])

@@ -1,0 +1,526 @@
+"""In-memory reference implementations of every protocol in ``stores/base.py``.
+
+They define the contract the DuckDB and Chroma stores are tested against, and back
+``Memory.in_memory()``. Every store of one bundle keeps its rows in the tables of one
+:class:`InMemoryDatabase`; ``transaction()`` snapshots those tables on entry and puts
+the snapshot back if the block raises, so a failed batch leaves nothing partial.
+
+Thread safety: one re-entrant lock per database. A transaction holds it for the whole
+block, so transactions are serialised (the same guarantee DuckDB gives with one
+connection behind a lock). Records are immutable pydantic models, so a snapshot only
+copies the containers, never the records.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memfold.errors import DuplicateMessageError, InvalidInputError, StoreClosedError
+from memfold.models import (
+    ArchiveItem,
+    DocumentChunk,
+    Event,
+    FoldState,
+    Message,
+    ProfileChange,
+    ProfileFact,
+)
+from memfold.stores._common import (
+    as_utc,
+    in_window,
+    merge_sources,
+    new_change,
+    overlaps,
+    require_evidence,
+    to_json,
+)
+
+_TABLES = ("messages", "profile", "changes", "events", "documents", "archive", "folds", "scratch")
+
+
+class InMemoryDatabase:
+    """Owns the tables and the transaction boundary of one in-memory bundle."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.tables: dict[str, dict[Any, Any]] = {name: {} for name in _TABLES}
+        self._depth = 0
+        self._seq = itertools.count(1)
+        self._closed = False
+
+    def next_seq(self) -> int:
+        """Monotonic insertion number (keeps turn order among equal timestamps)."""
+        return next(self._seq)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.lock:
+            self.check_open()
+            if self._depth:  # nested block: joins the outer transaction
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            snapshot = {name: dict(rows) for name, rows in self.tables.items()}
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self.tables = snapshot
+                raise
+            finally:
+                self._depth = 0
+
+    def table(self, name: str) -> dict[Any, Any]:
+        """The live table (look it up inside the lock: a rollback replaces it)."""
+        self.check_open()
+        return self.tables[name]
+
+    def users(self) -> list[str]:
+        with self.lock:
+            found: set[str] = set()
+            for name in ("messages", "profile", "events", "documents", "archive", "folds"):
+                for row in self.table(name).values():
+                    found.add(_user_of(row))
+            return sorted(found)
+
+    def check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError("the in-memory store was used after close()")
+
+    def close(self) -> None:
+        with self.lock:
+            self._closed = True
+
+
+def _user_of(row: Any) -> str:
+    record = row[1] if isinstance(row, tuple) else row
+    record = getattr(record, "fact", record)
+    return record.user_id
+
+
+class InMemoryConversationLog:
+    """Raw messages keyed by (user_id, msg_id).
+
+    Re-appending a message identical to the stored one is a no-op, so re-ingesting a
+    file is idempotent; the same id with different content raises DuplicateMessageError.
+    """
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def append(self, messages: Sequence[Message]) -> None:
+        with self.db.transaction():
+            rows = self.db.table("messages")
+            for message in messages:
+                key = (message.user_id, message.msg_id)
+                stored = rows.get(key)
+                if stored is None:
+                    rows[key] = (self.db.next_seq(), message)
+                elif stored[1] != message:
+                    raise DuplicateMessageError(
+                        f"msg_id {message.msg_id!r} is already stored for user "
+                        f"{message.user_id!r} with different content")
+
+    def _rows(self, user_id: str) -> list[tuple[int, Message]]:
+        with self.db.lock:
+            return [row for (uid, _), row in self.db.table("messages").items() if uid == user_id]
+
+    def get(self, user_id: str, msg_ids: Sequence[str]) -> list[Message]:
+        wanted = set(msg_ids)
+        rows = [r for r in self._rows(user_id) if r[1].msg_id in wanted]
+        return [m for _, m in sorted(rows, key=lambda r: (r[1].ts, r[0]))]
+
+    def exists(self, user_id: str, msg_ids: Sequence[str]) -> set[str]:
+        with self.db.lock:
+            rows = self.db.table("messages")
+            return {mid for mid in msg_ids if (user_id, mid) in rows}
+
+    def list(self, user_id: str, *, since: datetime | None = None, until: datetime | None = None,
+             session_id: str | None = None, limit: int | None = None,
+             newest_first: bool = False) -> list[Message]:
+        rows = [r for r in self._rows(user_id) if in_window(r[1].ts, since, until)
+                and (session_id is None or r[1].session_id == session_id)]
+        rows.sort(key=lambda r: (r[1].ts, r[0]), reverse=newest_first)
+        if limit is not None:
+            rows = rows[:limit]
+        return [m for _, m in rows]
+
+    def count(self, user_id: str | None = None) -> int:
+        with self.db.lock:
+            rows = self.db.table("messages")
+            return len(rows) if user_id is None else sum(1 for uid, _ in rows if uid == user_id)
+
+    def delete(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        with self.db.transaction():
+            rows = self.db.table("messages")
+            return sum(1 for mid in set(msg_ids) if rows.pop((user_id, mid), None) is not None)
+
+    def delete_user(self, user_id: str) -> int:
+        with self.db.transaction():
+            rows = self.db.table("messages")
+            doomed = [key for key in rows if key[0] == user_id]
+            for key in doomed:
+                del rows[key]
+            return len(doomed)
+
+
+@dataclass(frozen=True)
+class _ProfileRow:
+    fact: ProfileFact
+    created_at: datetime
+    last_accessed_at: datetime | None = None
+
+
+class InMemoryProfileStore:
+    """Profile facts keyed by (user_id, subject, key) plus an append-only changelog."""
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def upsert(self, fact: ProfileFact, *, reason: str = "", actor: str = "router") -> ProfileChange | None:
+        require_evidence(fact)
+        with self.db.transaction():
+            rows = self.db.table("profile")
+            key = (fact.user_id, fact.subject, fact.key)
+            row = rows.get(key)
+            if row is None:
+                rows[key] = _ProfileRow(fact, created_at=fact.updated_at)
+                return self._log(new_change(fact, "add", old_value=None, new_value=fact.value,
+                                            sources=fact.sources, reason=reason, actor=actor,
+                                            at=fact.updated_at))
+            if row.fact.value == fact.value:  # same value: more evidence, not a change
+                merged = row.fact.model_copy(update={
+                    "sources": merge_sources(row.fact.sources, fact.sources),
+                    "updated_at": max(row.fact.updated_at, fact.updated_at),
+                    "category": fact.category or row.fact.category})
+                rows[key] = replace(row, fact=merged)
+                return None
+            stored = fact.model_copy(update={"category": fact.category or row.fact.category})
+            rows[key] = replace(row, fact=stored)
+            return self._log(new_change(fact, "update", old_value=row.fact.value,
+                                        new_value=fact.value, sources=fact.sources,
+                                        reason=reason, actor=actor, at=fact.updated_at))
+
+    def _log(self, change: ProfileChange) -> ProfileChange:
+        self.db.table("changes")[(self.db.next_seq(), change.change_id)] = change
+        return change
+
+    def get(self, user_id: str, subject: str, key: str) -> ProfileFact | None:
+        with self.db.lock:
+            row = self.db.table("profile").get((user_id, subject, key))
+            return row.fact if row else None
+
+    def list(self, user_id: str, subject: str | None = None) -> list[ProfileFact]:
+        with self.db.lock:
+            items = [(k, row.fact) for k, row in self.db.table("profile").items()
+                     if k[0] == user_id and (subject is None or k[1] == subject)]
+        return [fact for _, fact in sorted(items, key=lambda kv: kv[0])]
+
+    def delete(self, user_id: str, subject: str, key: str, *, sources: Sequence[str] = (),
+               reason: str = "", actor: str = "user", action: str = "delete",
+               at: datetime | None = None) -> ProfileChange | None:
+        with self.db.transaction():
+            row = self.db.table("profile").pop((user_id, subject, key), None)
+            if row is None:
+                return None
+            return self._log(new_change((user_id, subject, key), action,  # type: ignore[arg-type]
+                                        old_value=row.fact.value, new_value=None,
+                                        sources=sources, reason=reason, actor=actor, at=at))
+
+    def history(self, user_id: str, subject: str | None = None,
+                key: str | None = None) -> list[ProfileChange]:
+        with self.db.lock:
+            rows = sorted(self.db.table("changes").items())
+        return [c for _, c in rows if c.user_id == user_id
+                and (subject is None or c.subject == subject) and (key is None or c.key == key)]
+
+    def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
+        with self.db.transaction():
+            rows = self.db.table("profile")
+            row = rows.get((user_id, subject, key))
+            if row is not None:
+                rows[(user_id, subject, key)] = replace(row, last_accessed_at=as_utc(at))
+
+    def last_accessed(self, user_id: str) -> dict[tuple[str, str], datetime | None]:
+        """(subject, key) -> last read time (None if never read), for LRU eviction."""
+        with self.db.lock:
+            return {(k[1], k[2]): row.last_accessed_at
+                    for k, row in self.db.table("profile").items() if k[0] == user_id}
+
+    def delete_user(self, user_id: str) -> int:
+        with self.db.transaction():
+            profile, changes = self.db.table("profile"), self.db.table("changes")
+            doomed = [k for k in profile if k[0] == user_id]
+            for k in doomed:
+                del profile[k]
+            for k in [k for k, c in changes.items() if c.user_id == user_id]:
+                del changes[k]
+            return len(doomed)
+
+
+class InMemoryEventLog:
+    """Events keyed by (user_id, event_id); re-appending an id replaces the row."""
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def append(self, events: Sequence[Event]) -> None:
+        with self.db.transaction():
+            rows = self.db.table("events")
+            for event in events:
+                key = (event.user_id, event.event_id)
+                seq = rows[key][0] if key in rows else self.db.next_seq()
+                rows[key] = (seq, event)
+
+    def range(self, user_id: str, *, start: datetime | None = None, end: datetime | None = None,
+              subject: str | None = None, limit: int | None = None) -> list[Event]:
+        with self.db.lock:
+            rows = [r for (uid, _), r in self.db.table("events").items() if uid == user_id]
+        rows = [r for r in rows if in_window(r[1].occurred_at, start, end)
+                and (subject is None or r[1].subject == subject)]
+        rows.sort(key=lambda r: (r[1].occurred_at, r[0]))
+        if limit is not None:
+            rows = rows[:limit]
+        return [e for _, e in rows]
+
+    def count(self, user_id: str | None = None) -> int:
+        with self.db.lock:
+            rows = self.db.table("events")
+            return len(rows) if user_id is None else sum(1 for uid, _ in rows if uid == user_id)
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        return _delete_where(self.db, "events",
+                             lambda k, r: k[0] == user_id and overlaps(r[1].sources, msg_ids))
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_where(self.db, "events", lambda k, r: k[0] == user_id)
+
+
+def _delete_where(db: InMemoryDatabase, table: str, doomed: Any) -> int:
+    with db.transaction():
+        rows = db.table(table)
+        keys = [k for k, r in rows.items() if doomed(k, r)]
+        for k in keys:
+            del rows[k]
+        return len(keys)
+
+
+class InMemoryDocumentStore:
+    """Document chunks keyed by (user_id, chunk_id); re-adding an id replaces the row."""
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def add(self, chunks: Sequence[DocumentChunk]) -> None:
+        with self.db.transaction():
+            rows = self.db.table("documents")
+            for chunk in chunks:
+                rows[(chunk.user_id, chunk.chunk_id)] = chunk
+
+    def _sorted(self, user_id: str, doc_id: str | None) -> list[DocumentChunk]:
+        with self.db.lock:
+            chunks = [c for (uid, _), c in self.db.table("documents").items()
+                      if uid == user_id and (doc_id is None or c.doc_id == doc_id)]
+        return sorted(chunks, key=lambda c: (c.doc_id, c.layer, c.index, c.chunk_id))
+
+    def get(self, user_id: str, doc_id: str) -> list[DocumentChunk]:
+        return self._sorted(user_id, doc_id)
+
+    def list(self, user_id: str) -> list[DocumentChunk]:
+        return self._sorted(user_id, None)
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        return _delete_where(self.db, "documents",
+                             lambda k, c: k[0] == user_id and overlaps(c.sources, msg_ids))
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_where(self.db, "documents", lambda k, c: k[0] == user_id)
+
+
+class InMemoryArchiveLog:
+    """Archive rows keyed by item_id (the vector index id), each with an ``indexed`` flag."""
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def add(self, items: Sequence[ArchiveItem]) -> None:
+        with self.db.transaction():
+            rows = self.db.table("archive")
+            for item in items:
+                rows[item.item_id] = (self.db.next_seq(), item, False)
+
+    def _items(self, keep: Any) -> list[ArchiveItem]:
+        with self.db.lock:
+            rows = sorted(r for r in self.db.table("archive").values() if keep(r))
+        return [item for _, item, _ in rows]
+
+    def get(self, user_id: str, item_ids: Sequence[str]) -> list[ArchiveItem]:
+        wanted = set(item_ids)
+        return self._items(lambda r: r[1].user_id == user_id and r[1].item_id in wanted)
+
+    def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
+        return self._items(lambda r: r[1].user_id == user_id and (kinds is None or r[1].kind in kinds))
+
+    def unindexed(self, limit: int = 1000) -> list[ArchiveItem]:
+        return self._items(lambda r: not r[2])[:limit]
+
+    def count_unindexed(self) -> int:
+        with self.db.lock:
+            return sum(1 for r in self.db.table("archive").values() if not r[2])
+
+    def mark_indexed(self, item_ids: Sequence[str]) -> None:
+        with self.db.transaction():
+            rows = self.db.table("archive")
+            for item_id in item_ids:
+                if item_id in rows:
+                    seq, item, _ = rows[item_id]
+                    rows[item_id] = (seq, item, True)
+
+    def mark_all_unindexed(self) -> None:
+        with self.db.transaction():
+            rows = self.db.table("archive")
+            for item_id, (seq, item, _) in list(rows.items()):
+                rows[item_id] = (seq, item, False)
+
+    def all_ids(self) -> set[str]:
+        with self.db.lock:
+            return set(self.db.table("archive"))
+
+    def count(self, user_id: str | None = None) -> int:
+        with self.db.lock:
+            rows = self.db.table("archive").values()
+            return sum(1 for r in rows if user_id is None or r[1].user_id == user_id)
+
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> list[str]:
+        return self._delete(lambda r: r[1].user_id == user_id and overlaps(r[1].sources, msg_ids))
+
+    def delete_user(self, user_id: str) -> list[str]:
+        return self._delete(lambda r: r[1].user_id == user_id)
+
+    def _delete(self, doomed: Any) -> list[str]:
+        with self.db.transaction():
+            rows = self.db.table("archive")
+            ids = [item_id for _, item_id in sorted((r[0], k) for k, r in rows.items() if doomed(r))]
+            for item_id in ids:
+                del rows[item_id]
+            return ids
+
+
+class InMemoryVectorIndex:
+    """Exact cosine search with numpy; the reference for ChromaVectorIndex.
+
+    Like Chroma it is a derived index outside the database transaction.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._vectors: dict[str, np.ndarray] = {}
+        self._meta: dict[str, tuple[str, str]] = {}  # item_id -> (user_id, kind)
+
+    def upsert(self, items: Sequence[ArchiveItem], embeddings: np.ndarray) -> None:
+        vectors = _unit_rows(embeddings, len(items))
+        with self._lock:
+            for item, vector in zip(items, vectors):
+                self._vectors[item.item_id] = vector
+                self._meta[item.item_id] = (item.user_id, item.kind)
+
+    def query(self, user_id: str, embedding: np.ndarray, k: int,
+              kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        if k <= 0:
+            return []
+        query = _unit_rows(np.asarray(embedding).reshape(1, -1), 1)[0]
+        with self._lock:
+            ids = [i for i, (uid, kind) in self._meta.items()
+                   if uid == user_id and (kinds is None or kind in kinds)]
+            if not ids:
+                return []
+            matrix = np.stack([self._vectors[i] for i in ids])
+        scores = matrix @ query
+        order = sorted(range(len(ids)), key=lambda n: (-scores[n], ids[n]))[:k]
+        return [(ids[n], float(scores[n])) for n in order]
+
+    def delete(self, item_ids: Sequence[str]) -> None:
+        with self._lock:
+            for item_id in item_ids:
+                self._vectors.pop(item_id, None)
+                self._meta.pop(item_id, None)
+
+    def ids(self, user_id: str | None = None) -> set[str]:
+        with self._lock:
+            return {i for i, (uid, _) in self._meta.items() if user_id is None or uid == user_id}
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._vectors)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+            self._meta.clear()
+
+
+def _unit_rows(embeddings: np.ndarray, expected: int) -> np.ndarray:
+    matrix = np.asarray(embeddings, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != expected:
+        raise InvalidInputError(
+            f"expected {expected} embeddings as a 2-d array, got shape {matrix.shape}")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class InMemoryFoldStore:
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def load(self, user_id: str) -> FoldState | None:
+        with self.db.lock:
+            return self.db.table("folds").get(user_id)
+
+    def save(self, state: FoldState) -> None:
+        with self.db.transaction():
+            self.db.table("folds")[state.user_id] = state
+
+    def delete_user(self, user_id: str) -> int:
+        with self.db.transaction():
+            return 1 if self.db.table("folds").pop(user_id, None) is not None else 0
+
+
+class InMemoryScratchpad:
+    """Per-task notes. Values go through JSON, as in DuckDB, so both return equal copies."""
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def put(self, task_id: str, key: str, value: Any) -> None:
+        encoded = to_json(value, f"scratchpad value {task_id}/{key}")
+        with self.db.transaction():
+            rows = self.db.table("scratch")
+            seq = rows[(task_id, key)][0] if (task_id, key) in rows else self.db.next_seq()
+            rows[(task_id, key)] = (seq, encoded)
+
+    def get(self, task_id: str) -> dict[str, Any]:
+        with self.db.lock:
+            rows = sorted((seq, k[1], v) for k, (seq, v) in self.db.table("scratch").items()
+                          if k[0] == task_id)
+        return {key: json.loads(value) for _, key, value in rows}
+
+    def clear(self, task_id: str) -> None:
+        _delete_where(self.db, "scratch", lambda k, r: k[0] == task_id)
+
+    def tasks(self) -> Iterator[str]:
+        with self.db.lock:
+            found = sorted({k[0] for k in self.db.table("scratch")})
+        return iter(found)

@@ -1,0 +1,73 @@
+"""Keeping the vector index in step with the archive rows in DuckDB.
+
+DuckDB commits first; the index is derived and updated afterwards. A crash between the
+two leaves either rows not yet indexed (their ``indexed`` flag is false, so they are
+embedded on the next sync) or vectors whose rows were deleted (orphans, deleted here).
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import BaseModel
+
+from memfold.embed.base import Embedder
+from memfold.stores import Stores
+
+
+class SyncReport(BaseModel):
+    """What one ``sync_index`` run did."""
+
+    indexed: int = 0
+    orphans_deleted: int = 0
+    missing: int = 0  # rows marked indexed whose vector is gone (``memfold reindex`` restores them)
+    archive_rows: int = 0
+    index_vectors: int = 0
+    seconds: float = 0.0
+
+
+def _index_pending(stores: Stores, embedder: Embedder, batch_size: int) -> int:
+    done = 0
+    seen: set[str] = set()
+    while True:
+        items = stores.archive.unindexed(limit=batch_size)
+        ids = [item.item_id for item in items]
+        if not items or seen.issuperset(ids):  # nothing left, or rows that refuse the flag
+            return done
+        seen.update(ids)
+        vectors = embedder.embed([item.key_text for item in items])
+        stores.index.upsert(items, vectors)
+        stores.archive.mark_indexed(ids)
+        done += len(items)
+
+
+def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
+    """Embed and index pending archive rows, then drop orphan vectors.
+
+    Cheap when nothing is pending: two counts, and ids are only listed when the
+    number of vectors differs from the number of archive rows.
+    """
+    started = time.perf_counter()
+    if stores.read_only:
+        return SyncReport(archive_rows=stores.archive.count(), index_vectors=stores.index.count())
+    report = SyncReport()
+    if stores.archive.count_unindexed():
+        report.indexed = _index_pending(stores, embedder, batch_size)
+    report.archive_rows = stores.archive.count()
+    report.index_vectors = stores.index.count()
+    if report.index_vectors != report.archive_rows:
+        in_index, in_archive = stores.index.ids(), stores.archive.all_ids()
+        orphans = sorted(in_index - in_archive)
+        stores.index.delete(orphans)
+        report.orphans_deleted = len(orphans)
+        report.missing = len(in_archive - in_index)
+        report.index_vectors = stores.index.count()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def rebuild_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
+    """Drop every vector and re-embed every archive row (``memfold reindex``)."""
+    stores.index.reset()
+    stores.archive.mark_all_unindexed()
+    return sync_index(stores, embedder, batch_size)
