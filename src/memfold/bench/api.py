@@ -9,7 +9,7 @@ write results.json, results.md and a per-category PNG chart there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,23 @@ from memfold.errors import ConfigError
 from memfold.tokens import TokenCounter
 
 
-def _embedder(embedder: Embedder | None) -> Embedder:
+def _embedder_factory(embedder: Embedder | None) -> Callable[[], Embedder]:
+    """The baselines' embedders: the given one, else a real MiniLM per system (weights shared)."""
     if embedder is not None:
-        return embedder
+        return lambda: embedder
     from memfold.embed.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder()
+    return MiniLMEmbedder
+
+
+def default_memfold_settings(**overrides: Any) -> Any:
+    """memfold's settings for a benchmark: the environment's, but the offline backend unless
+    another is asked for, so that a run is reproducible and needs no network."""
+    from memfold.config import Settings
+
+    overrides = {key: value for key, value in overrides.items() if value is not None}
+    overrides.setdefault("backend", "offline")
+    return Settings.from_env(**overrides)
 
 
 def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *,
@@ -62,7 +73,8 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
     """
     dataset = load_locomo(path, conversations=conversations)
     if factories is None:
-        factories = default_factories(systems, _embedder(embedder), memfold_settings)
+        memfold_settings = memfold_settings or default_memfold_settings()
+        factories = default_factories(systems, _embedder_factory(embedder), memfold_settings)
     results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
                           counter=counter, progress=progress)
     results["dataset_path"] = str(Path(path).resolve())
@@ -97,8 +109,9 @@ def run_questions(questions: str | Path, *, messages: str | Path | None = None,
 def _question_factories(messages: str | Path | None, store: str | Path | None,
                         systems: Sequence[str] | None, embedder: Embedder | None,
                         memfold_settings: Any) -> Mapping[str, SystemFactory]:
+    memfold_settings = memfold_settings or default_memfold_settings()
     if messages is not None:
-        return default_factories(systems or ALL_SYSTEMS, _embedder(embedder), memfold_settings)
+        return default_factories(systems or ALL_SYSTEMS, _embedder_factory(embedder), memfold_settings)
     if store is None:
         raise ConfigError("no messages file and no store to ask",
                           hint="pass --messages FILE.jsonl, or --store DIR holding ingested messages")

@@ -20,7 +20,7 @@ from memfold.bench.metrics import evidence_recall, mean, percentile, recall_at_k
 from memfold.bench.systems import RecallSystem, SystemFactory, turn_text
 from memfold.tokens import TokenCounter, default_counter
 
-# progress(task, done, total): e.g. ("memfold: recall", 12, 199); the CLI draws rich bars.
+# progress(task, done, total), counted over the whole dataset: ("memfold recall", 12, 1020).
 Progress = Callable[[str, int, int], None]
 
 
@@ -73,32 +73,31 @@ def _ingest(system: RecallSystem, conversation: BenchConversation, run: SystemRu
 
 
 def _ask_all(system: RecallSystem, conversation: BenchConversation, run: SystemRun,
-             options: RunOptions, counter: TokenCounter, progress: Progress | None) -> None:
-    total = len(conversation.questions)
-    for done, question in enumerate(conversation.questions, start=1):
+             options: RunOptions, counter: TokenCounter, progress: Progress | None,
+             total: int) -> None:
+    for question in conversation.questions:
         started = time.perf_counter()
         items = system.recall(question.question, question.user_id, question.now, options.recall_depth)
         latency_ms = (time.perf_counter() - started) * 1000.0
         run.outcomes.append(_score(question.evidence, question.category, items, latency_ms,
                                    options, counter))
         if progress:
-            progress(f"{run.name}: recall {conversation.user_id}", done, total)
+            progress(f"{run.name} recall", len(run.outcomes), total)
 
 
 def run_conversation(conversation: BenchConversation, factories: Mapping[str, SystemFactory],
                      runs: dict[str, SystemRun], options: RunOptions, counter: TokenCounter,
-                     progress: Progress | None = None) -> None:
+                     progress: Progress | None = None, totals: tuple[int, int] = (0, 0)) -> None:
+    """Every system on one conversation; ``totals`` = (messages, questions) of the dataset."""
     for name, factory in factories.items():
         run = runs.setdefault(name, SystemRun(name))
         with tempfile.TemporaryDirectory(prefix=f"memfold-bench-{name}-") as workdir:
             system = factory(Path(workdir))
             try:
-                if progress:
-                    progress(f"{name}: ingest {conversation.user_id}", 0, 1)
                 _ingest(system, conversation, run)
                 if progress:
-                    progress(f"{name}: ingest {conversation.user_id}", 1, 1)
-                _ask_all(system, conversation, run, options, counter, progress)
+                    progress(f"{name} ingest", run.messages + run.rejected, totals[0])
+                _ask_all(system, conversation, run, options, counter, progress, totals[1])
             finally:
                 system.close()
 
@@ -150,7 +149,8 @@ def run_benchmark(dataset: BenchDataset, factories: Mapping[str, SystemFactory],
     runs: dict[str, SystemRun] = {}
     started = time.perf_counter()
     for conversation in dataset.conversations:
-        run_conversation(conversation, factories, runs, options, counter, progress)
+        run_conversation(conversation, factories, runs, options, counter, progress,
+                         (dataset.message_count, dataset.question_count))
     full = [full_context_tokens(c, counter) for c in dataset.conversations if c.messages]
     systems = {name: summarise_system(run, options) for name, run in runs.items()}
     primary = runs.get("memfold") or next(iter(runs.values()), SystemRun("none"))

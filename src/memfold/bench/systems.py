@@ -48,21 +48,25 @@ def turn_item(message: Message, score: float) -> RecallItem:
 
 
 class CachingEmbedder:
-    """Wraps an embedder so that baselines sharing it embed each text once per run."""
+    """Shares turn vectors between baselines so a run embeds each turn once.
 
-    def __init__(self, inner: Embedder) -> None:
+    Only batch calls (the turns) go through the shared cache; a single text (a query) goes to
+    this instance's own embedder, so no system's query latency profits from another's.
+    """
+
+    def __init__(self, inner: Embedder, shared: dict[str, np.ndarray] | None = None) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
-        self._cache: dict[str, np.ndarray] = {}
+        self._cache: dict[str, np.ndarray] = {} if shared is None else shared
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) <= 1:
+            return self.inner.embed(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
             for text, vector in zip(missing, self.inner.embed(missing)):
                 self._cache[text] = vector
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._cache[text] for text in texts])
 
 
@@ -251,21 +255,32 @@ BASELINES = ("bm25", "dense", "hybrid", "recency")
 ALL_SYSTEMS = ("memfold", *BASELINES)
 
 
-def default_factories(names: Sequence[str], embedder: Embedder,
+def default_factories(names: Sequence[str], make_embedder: Callable[[], Embedder],
                       memfold_settings: Any = None) -> dict[str, SystemFactory]:
-    """Factories for the named systems; baselines share one caching wrapper of ``embedder``."""
-    shared = CachingEmbedder(embedder)
-    known: dict[str, SystemFactory] = {
-        "memfold": lambda path: MemfoldSystem.open(path, memfold_settings),
-        "bm25": lambda path: BM25Baseline(),
-        "dense": lambda path: DenseBaseline(shared),
-        "hybrid": lambda path: HybridBaseline(shared),
-        "recency": lambda path: RecencyBaseline(),
-    }
-    unknown = [name for name in names if name not in known]
+    """Factories for the named systems, in the given order.
+
+    Dense and hybrid each get their own embedder from ``make_embedder`` (own query cache) and
+    share the turn vectors; memfold builds its own embedder from ``memfold_settings``.
+    """
+    unknown = [name for name in names if name not in ALL_SYSTEMS]
     if unknown:
         from memfold.errors import ConfigError
 
         raise ConfigError(f"unknown benchmark system(s) {', '.join(unknown)}",
                           hint=f"choose among {', '.join(ALL_SYSTEMS)}")
+    turn_vectors: dict[str, np.ndarray] = {}
+    embedders: dict[str, CachingEmbedder] = {}
+
+    def shared(name: str) -> CachingEmbedder:
+        if name not in embedders:
+            embedders[name] = CachingEmbedder(make_embedder(), turn_vectors)
+        return embedders[name]
+
+    known: dict[str, SystemFactory] = {
+        "memfold": lambda path: MemfoldSystem.open(path, memfold_settings),
+        "bm25": lambda path: BM25Baseline(),
+        "dense": lambda path: DenseBaseline(shared("dense")),
+        "hybrid": lambda path: HybridBaseline(shared("hybrid")),
+        "recency": lambda path: RecencyBaseline(),
+    }
     return {name: known[name] for name in names}
