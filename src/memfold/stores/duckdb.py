@@ -565,6 +565,45 @@ class DuckDBProfileStore:
             "ORDER BY seq", [user_id, subject, subject, key, key])
         return [_change(r) for r in rows]
 
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        """Delete facts and changelog rows citing any of ``msg_ids`` (source removal).
+
+        A later changelog row whose ``old_value`` is a value only those rows stated loses
+        that old value too, so the removed message's words do not survive in the log.
+        """
+        if not msg_ids:
+            return 0
+        with self.db.transaction():
+            facts = _delete_by_source(self.db, "profile", "key", user_id, msg_ids)
+            stated = self.db.fetchall(
+                "DELETE FROM profile_changes WHERE user_id = ? "
+                "AND list_has_any(sources, ?::VARCHAR[]) RETURNING subject, key, new_value",
+                [user_id, list(msg_ids)])
+            self.db.executemany(
+                "UPDATE profile_changes SET old_value = NULL WHERE user_id = ? AND subject = ? "
+                "AND key = ? AND old_value = ?",
+                [[user_id, subject, key, value] for subject, key, value in set(stated)
+                 if value is not None])
+            return len(facts)
+
+    def restore(self, facts: Sequence[ProfileFact], changes: Sequence[ProfileChange]) -> None:
+        """Write exported facts and changelog rows as given (import: no new changelog rows)."""
+        for fact in facts:
+            require_evidence(fact)
+        with self.db.transaction():
+            self.db.executemany(
+                f"INSERT OR REPLACE INTO profile ({_FACT_COLS}, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [[f.user_id, f.subject, f.key, f.value, f.sources, f.updated_at, f.category,
+                  f.updated_at] for f in facts])
+            known = {r[0] for r in self.db.fetchall(
+                "SELECT change_id FROM profile_changes WHERE list_contains(?, change_id)",
+                [[c.change_id for c in changes]])} if changes else set()
+            for change in changes:
+                if change.change_id not in known:
+                    self._log(change)
+                    known.add(change.change_id)
+
     def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
         self.db.execute(
             "UPDATE profile SET last_accessed_at = ? WHERE user_id = ? AND subject = ? AND key = ?",

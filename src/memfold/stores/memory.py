@@ -246,6 +246,43 @@ class InMemoryProfileStore:
         return [c for _, c in rows if c.user_id == user_id
                 and (subject is None or c.subject == subject) and (key is None or c.key == key)]
 
+    def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
+        """Delete facts and changelog rows citing any of ``msg_ids`` (source removal).
+
+        A later changelog row whose ``old_value`` is a value only those rows stated loses
+        that old value too, so the removed message's words do not survive in the log.
+        """
+        with self.db.transaction():
+            profile, changes = self.db.table("profile"), self.db.table("changes")
+            facts = [k for k, row in profile.items()
+                     if k[0] == user_id and overlaps(row.fact.sources, msg_ids)]
+            for k in facts:
+                del profile[k]
+            doomed = {k: c for k, c in changes.items()
+                      if c.user_id == user_id and overlaps(c.sources, msg_ids)}
+            for k in doomed:
+                del changes[k]
+            stated = {(c.subject, c.key, c.new_value) for c in doomed.values()}
+            for k, c in list(changes.items()):
+                if c.user_id == user_id and (c.subject, c.key, c.old_value) in stated:
+                    changes[k] = c.model_copy(update={"old_value": None})
+            return len(facts)
+
+    def restore(self, facts: Sequence[ProfileFact], changes: Sequence[ProfileChange]) -> None:
+        """Write exported facts and changelog rows as given (import: no new changelog rows)."""
+        for fact in facts:
+            require_evidence(fact)
+        with self.db.transaction():
+            profile, log = self.db.table("profile"), self.db.table("changes")
+            for fact in facts:
+                profile[(fact.user_id, fact.subject, fact.key)] = _ProfileRow(
+                    fact, created_at=fact.updated_at)
+            known = {c.change_id for c in log.values()}
+            for change in changes:
+                if change.change_id not in known:
+                    log[(self.db.next_seq(), change.change_id)] = change
+                    known.add(change.change_id)
+
     def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
         with self.db.transaction():
             rows = self.db.table("profile")

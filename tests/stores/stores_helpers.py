@@ -1,0 +1,67 @@
+"""Record builders and store factories shared by the store tests."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from memfold.models import ArchiveItem, DocumentChunk, Event, Message, ProfileFact
+from memfold.stores import Stores, duckdb_stores
+from memfold.stores.base import VectorIndex
+from memfold.stores.duckdb import DuckDBDatabase
+from memfold.stores.memory import InMemoryVectorIndex
+
+T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+
+
+def at(minutes: int = 0, days: int = 0) -> datetime:
+    return T0 + timedelta(minutes=minutes, days=days)
+
+
+def message(msg_id: str, text: str = "hello there", *, user: str = "ana", minutes: int = 0,
+            session: str = "s1", speaker: str = "Ana", meta: dict[str, str] | None = None) -> Message:
+    return Message(msg_id=msg_id, user_id=user, session_id=session, speaker=speaker, text=text,
+                   ts=at(minutes), meta=meta or {})
+
+
+def fact(key: str, value: str, *sources: str, user: str = "ana", subject: str = "user",
+         minutes: int = 0, category: str | None = None) -> ProfileFact:
+    return ProfileFact(user_id=user, subject=subject, key=key, value=value,
+                       sources=list(sources) or ["m1"], updated_at=at(minutes), category=category)
+
+
+def event(event_id: str, text: str = "went hiking", *, user: str = "ana", days: int = 0,
+          sources: tuple[str, ...] = ("m1",), subject: str = "user") -> Event:
+    return Event(event_id=event_id, user_id=user, subject=subject, text=text,
+                 occurred_at=at(days=days), recorded_at=T0, sources=list(sources))
+
+
+def chunk(chunk_id: str, doc_id: str = "d1", index: int = 0, *, user: str = "ana",
+          sources: tuple[str, ...] = ("m1",), layer: int = 1) -> DocumentChunk:
+    return DocumentChunk(chunk_id=chunk_id, user_id=user, doc_id=doc_id, index=index,
+                         text=f"chunk {chunk_id}", sources=list(sources), ts=T0, layer=layer)
+
+
+def item(item_id: str, key_text: str = "some words", *, user: str = "ana", kind: str = "message",
+         sources: tuple[str, ...] = ("m1",), days: int | None = 0) -> ArchiveItem:
+    return ArchiveItem(item_id=item_id, user_id=user, kind=kind, text=f"text of {item_id}",
+                       key_text=key_text, sources=list(sources),
+                       occurred_at=None if days is None else at(days=days))
+
+
+def make_stores(kind: str, tmp_path: Path) -> Stores:
+    if kind == "memory":
+        return Stores.in_memory()
+    if kind == "duckdb":
+        return duckdb_stores(DuckDBDatabase(":memory:"), InMemoryVectorIndex())
+    if kind == "duckdb-file":
+        return duckdb_stores(DuckDBDatabase(tmp_path / "memfold.duckdb"), InMemoryVectorIndex())
+    raise ValueError(kind)
+
+
+def make_index(kind: str, tmp_path: Path) -> VectorIndex:
+    if kind == "memory":
+        return InMemoryVectorIndex()
+    from memfold.stores.chroma import ChromaVectorIndex
+
+    return ChromaVectorIndex(tmp_path / "chroma")

@@ -1,0 +1,140 @@
+"""Contracts of the event log, document store, archive log, fold store and scratchpad."""
+
+from __future__ import annotations
+
+import pytest
+from stores_helpers import T0, at, chunk, event, item
+
+from memfold.errors import InvalidInputError
+from memfold.models import Episode, FoldState, Note, SemanticMemory
+from memfold.stores import Stores
+
+# -- events -----------------------------------------------------------------------------
+
+
+def test_events_range_is_half_open_and_oldest_first(stores: Stores) -> None:
+    stores.events.append([event("e3", days=3), event("e1", days=1), event("e2", days=2)])
+    assert [e.event_id for e in stores.events.range("ana")] == ["e1", "e2", "e3"]
+    assert [e.event_id for e in stores.events.range("ana", start=at(days=2))] == ["e2", "e3"]
+    assert [e.event_id for e in stores.events.range("ana", end=at(days=2))] == ["e1"]
+    assert [e.event_id for e in stores.events.range("ana", limit=1)] == ["e1"]
+
+
+def test_events_round_trip_and_subject_filter(stores: Stores) -> None:
+    original = event("e1", "Mel adopted a cat", subject="mel", sources=("m1", "m2"))
+    stores.events.append([original, event("e2")])
+    assert stores.events.range("ana", subject="mel") == [original]
+    assert stores.events.count("ana") == 2 and stores.events.count() == 2
+
+
+def test_event_reappend_replaces(stores: Stores) -> None:
+    stores.events.append([event("e1", "first")])
+    stores.events.append([event("e1", "second")])
+    assert [e.text for e in stores.events.range("ana")] == ["second"]
+
+
+def test_events_delete_by_source_and_user(stores: Stores) -> None:
+    stores.events.append([event("e1", sources=("m1",)), event("e2", sources=("m2", "m3")),
+                          event("e3", sources=("m4",)), event("e1", user="bob")])
+    assert stores.events.delete_by_source("ana", ["m3", "m4"]) == 2
+    assert [e.event_id for e in stores.events.range("ana")] == ["e1"]
+    assert stores.events.delete_by_source("ana", []) == 0
+    assert stores.events.delete_user("ana") == 1
+    assert stores.events.count("bob") == 1
+
+
+# -- documents ----------------------------------------------------------------------------
+
+
+def test_documents_get_and_list_in_order(stores: Stores) -> None:
+    stores.documents.add([chunk("c2", index=1), chunk("c1", index=0), chunk("x", doc_id="d0")])
+    assert [c.chunk_id for c in stores.documents.get("ana", "d1")] == ["c1", "c2"]
+    assert [c.chunk_id for c in stores.documents.list("ana")] == ["x", "c1", "c2"]
+    assert stores.documents.get("ana", "d1")[0] == chunk("c1", index=0)
+
+
+def test_documents_delete(stores: Stores) -> None:
+    stores.documents.add([chunk("c1", sources=("m1",)), chunk("c2", index=1, sources=("m2",)),
+                          chunk("c1", user="bob")])
+    assert stores.documents.delete_by_source("ana", ["m2"]) == 1
+    assert [c.chunk_id for c in stores.documents.list("ana")] == ["c1"]
+    assert stores.documents.delete_user("ana") == 1
+    assert len(stores.documents.list("bob")) == 1
+
+
+# -- archive ------------------------------------------------------------------------------
+
+
+def test_archive_round_trip_and_kinds(stores: Stores) -> None:
+    original = item("a1", kind="fact", days=None)
+    stores.archive.add([original, item("a2")])
+    assert stores.archive.get("ana", ["a1"]) == [original]
+    assert [i.item_id for i in stores.archive.list("ana", kinds=["message"])] == ["a2"]
+    assert [i.item_id for i in stores.archive.list("ana")] == ["a1", "a2"]
+    assert stores.archive.list("ana", kinds=[]) == []
+
+
+def test_archive_indexed_flag(stores: Stores) -> None:
+    stores.archive.add([item("a1"), item("a2"), item("a3")])
+    assert stores.archive.count_unindexed() == 3
+    stores.archive.mark_indexed(["a1", "a2", "ghost"])
+    assert [i.item_id for i in stores.archive.unindexed()] == ["a3"]
+    stores.archive.add([item("a1", "new key text")])  # re-adding marks the row unindexed again
+    assert {i.item_id for i in stores.archive.unindexed()} == {"a1", "a3"}
+    assert len(stores.archive.unindexed(limit=1)) == 1
+    stores.archive.mark_all_unindexed()
+    assert stores.archive.count_unindexed() == 3
+    assert stores.archive.all_ids() == {"a1", "a2", "a3"}
+
+
+def test_archive_delete_returns_ids(stores: Stores) -> None:
+    stores.archive.add([item("a1", sources=("m1",)), item("a2", sources=("m2", "m1")),
+                        item("a3", sources=("m3",)), item("b1", user="bob", sources=("m1",))])
+    assert sorted(stores.archive.delete_by_source("ana", ["m1"])) == ["a1", "a2"]
+    assert stores.archive.delete_user("ana") == ["a3"]
+    assert stores.archive.count() == 1 and stores.archive.count("bob") == 1
+
+
+def test_archive_get_never_crosses_users(stores: Stores) -> None:
+    stores.archive.add([item("b1", user="bob")])
+    assert stores.archive.get("ana", ["b1"]) == []
+
+
+# -- fold state -----------------------------------------------------------------------------
+
+
+def _state(user: str = "ana", folds: int = 1) -> FoldState:
+    note = Note(text="likes tea", sources=["m1"], importance=0.9, updated_at=T0)
+    episode = Episode(episode_id=1, user_id=user, turn_range=(0, 9), summary="talked",
+                      notes=[note], sources=["m1"], started_at=T0, ended_at=at(5))
+    return FoldState(user_id=user, episodes=[episode], folds=folds,
+                     semantic=SemanticMemory(user_id=user, facts=[note], updated_at=T0))
+
+
+def test_fold_state_round_trip_and_overwrite(stores: Stores) -> None:
+    assert stores.folds.load("ana") is None
+    stores.folds.save(_state(folds=1))
+    stores.folds.save(_state(folds=2))
+    assert stores.folds.load("ana") == _state(folds=2)
+    assert stores.folds.delete_user("ana") == 1 and stores.folds.load("ana") is None
+    assert stores.folds.delete_user("ana") == 0
+
+
+# -- scratchpad -----------------------------------------------------------------------------
+
+
+def test_scratchpad_is_per_task_and_clears(stores: Stores) -> None:
+    stores.scratchpad.put("t1", "plan", ["step 1", "step 2"])
+    stores.scratchpad.put("t1", "result", {"rows": 3})
+    stores.scratchpad.put("t1", "plan", ["step 1 done"])
+    stores.scratchpad.put("t2", "note", "other task")
+    assert stores.scratchpad.get("t1") == {"plan": ["step 1 done"], "result": {"rows": 3}}
+    assert list(stores.scratchpad.tasks()) == ["t1", "t2"]
+    stores.scratchpad.clear("t1")
+    assert stores.scratchpad.get("t1") == {} and list(stores.scratchpad.tasks()) == ["t2"]
+
+
+def test_scratchpad_refuses_values_that_are_not_json(stores: Stores) -> None:
+    with pytest.raises(InvalidInputError):
+        stores.scratchpad.put("t1", "bad", object())
+    assert stores.scratchpad.get("t1") == {}
