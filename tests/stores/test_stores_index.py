@@ -1,0 +1,122 @@
+"""VectorIndex contract, run against the exact numpy index and against Chroma."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stores_helpers import item
+
+from memfold.embed import HashingEmbedder
+from memfold.errors import InvalidInputError, VectorIndexError
+from memfold.models import ArchiveItem
+from memfold.stores.base import VectorIndex
+from memfold.stores.chroma import ChromaVectorIndex
+
+TEXTS = {
+    "a1": "I adopted a golden retriever puppy",
+    "a2": "my sister lives in Lisbon",
+    "a3": "we went hiking in the Alps",
+    "a4": "the puppy chewed my shoes",
+}
+
+
+def _items(user: str = "ana", prefix: str = "") -> list[ArchiveItem]:
+    kinds = {"a1": "message", "a2": "fact", "a3": "event", "a4": "message"}
+    return [item(prefix + i, text, user=user, kind=kinds[i]) for i, text in TEXTS.items()]
+
+
+def _fill(index: VectorIndex, embedder: HashingEmbedder, items: list[ArchiveItem]) -> None:
+    index.upsert(items, embedder.embed([i.key_text for i in items]))
+
+
+def test_query_ranks_by_cosine_similarity(index: VectorIndex, embedder: HashingEmbedder) -> None:
+    items = _items()
+    _fill(index, embedder, items)
+    query = embedder.embed(["golden retriever puppy"])[0]
+    hits = index.query("ana", query, k=2)
+    assert [h[0] for h in hits][0] == "a1"
+    expected = float(embedder.embed([TEXTS["a1"]])[0] @ query)
+    assert hits[0][1] == pytest.approx(expected, abs=1e-4)
+    assert hits[0][1] >= hits[1][1]
+
+
+def test_query_filters_user_and_kinds(index: VectorIndex, embedder: HashingEmbedder) -> None:
+    _fill(index, embedder, _items("ana"))
+    _fill(index, embedder, _items("bob", prefix="b-"))
+    query = embedder.embed(["puppy"])[0]
+    assert {h[0] for h in index.query("ana", query, k=10)} == set(TEXTS)
+    assert {h[0] for h in index.query("bob", query, k=10)} == {f"b-{i}" for i in TEXTS}
+    assert {h[0] for h in index.query("ana", query, k=10, kinds=["fact", "event"])} == {"a2", "a3"}
+    assert index.query("ana", query, k=10, kinds=[]) == []
+    assert index.query("nobody", query, k=10) == []
+    assert index.query("ana", query, k=0) == []
+
+
+def test_upsert_is_idempotent_and_replaces(index: VectorIndex, embedder: HashingEmbedder) -> None:
+    items = _items()
+    _fill(index, embedder, items)
+    _fill(index, embedder, items)
+    assert index.count() == 4
+    moved = [item("a2", "golden retriever puppy", kind="fact")]
+    _fill(index, embedder, moved)
+    top = index.query("ana", embedder.embed(["golden retriever puppy"])[0], k=1)
+    assert top[0][0] == "a2" and top[0][1] == pytest.approx(1.0, abs=1e-4)
+
+
+def test_delete_ids_count_reset(index: VectorIndex, embedder: HashingEmbedder) -> None:
+    _fill(index, embedder, _items("ana"))
+    _fill(index, embedder, _items("bob", prefix="b-"))
+    assert index.ids("bob") == {f"b-{i}" for i in TEXTS}
+    index.delete(["a1", "a1", "missing"])
+    assert index.ids("ana") == {"a2", "a3", "a4"} and index.count() == 7
+    assert len(index.ids()) == 7
+    index.reset()
+    assert index.count() == 0 and index.ids() == set()
+    _fill(index, embedder, _items())  # usable after a reset
+    assert index.count() == 4
+
+
+def test_wrong_embedding_shape_is_refused(index: VectorIndex) -> None:
+    with pytest.raises(InvalidInputError):
+        index.upsert(_items(), np.zeros((2, 8), dtype=np.float32))
+
+
+def test_chroma_persists_across_reopen(tmp_path: Path, embedder: HashingEmbedder) -> None:
+    first = ChromaVectorIndex(tmp_path / "chroma")
+    _fill(first, embedder, _items())
+    first.close()
+    again = ChromaVectorIndex(tmp_path / "chroma")
+    assert again.count() == 4
+    assert again.query("ana", embedder.embed(["hiking in the Alps"])[0], k=1)[0][0] == "a3"
+
+
+def test_chroma_stores_no_text_and_no_default_embedder(tmp_path: Path,
+                                                       embedder: HashingEmbedder) -> None:
+    index = ChromaVectorIndex(tmp_path / "chroma")
+    _fill(index, embedder, _items())
+    stored = index._collection.get(include=["documents", "metadatas"])  # noqa: SLF001
+    assert stored["documents"] == [None] * 4
+    assert all(set(meta) <= {"user_id", "kind", "occurred_at"} for meta in stored["metadatas"])
+    files = [p for p in (tmp_path / "chroma").rglob("*") if p.is_file()]
+    assert not any(b"golden retriever" in p.read_bytes() for p in files)
+
+
+def test_chroma_batches_above_the_max_batch_size(tmp_path: Path) -> None:
+    index = ChromaVectorIndex(tmp_path / "chroma")
+    index._max_batch = 7  # noqa: SLF001  (the real limit is ~5,000; keep the test fast)
+    items = [item(f"x{n}", f"text {n}") for n in range(20)]
+    vectors = np.eye(20, 16, dtype=np.float32) + 0.01
+    index.upsert(items, vectors)
+    assert index.count() == 20 and len(index.ids("ana")) == 20
+    index.delete([f"x{n}" for n in range(15)])
+    assert index.count() == 5
+
+
+def test_chroma_errors_are_translated(tmp_path: Path, embedder: HashingEmbedder) -> None:
+    index = ChromaVectorIndex(tmp_path / "chroma")
+    _fill(index, embedder, _items())
+    with pytest.raises(VectorIndexError) as caught:
+        index.query("ana", np.ones(7, dtype=np.float32), k=1)  # wrong dimension
+    assert caught.value.__cause__ is not None
