@@ -6,6 +6,7 @@ the runner and the metric never see a file format.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,6 +67,13 @@ class BenchDataset(BaseModel):
     @property
     def message_count(self) -> int:
         return sum(len(conversation.messages) for conversation in self.conversations)
+
+
+def ordered_categories(categories: Iterable[str]) -> list[str]:
+    """Distinct categories, LoCoMo's in their JSON number order, then the rest alphabetically."""
+    present = set(categories)
+    known = [name for name in LOCOMO_CATEGORIES.values() if name in present]
+    return known + sorted(present - set(known))
 
 
 def missing_evidence(conversation: BenchConversation) -> int:

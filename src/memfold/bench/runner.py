@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memfold.bench.dataset import CORE_CATEGORIES, BenchConversation, BenchDataset, missing_evidence
+from memfold.bench.dataset import (
+    CORE_CATEGORIES,
+    BenchConversation,
+    BenchDataset,
+    missing_evidence,
+    ordered_categories,
+)
 from memfold.bench.metrics import evidence_recall, mean, percentile, recall_at_k, sources_of, within_budget
 from memfold.bench.systems import RecallSystem, SystemFactory, turn_text
 from memfold.tokens import TokenCounter, default_counter
@@ -110,7 +116,7 @@ def _recall_block(outcomes: Sequence[QuestionOutcome], ks: Sequence[int]) -> dic
 
 def summarise_system(run: SystemRun, options: RunOptions) -> dict[str, Any]:
     outcomes = run.outcomes
-    categories = list(dict.fromkeys(sorted(o.category for o in outcomes)))
+    categories = ordered_categories(o.category for o in outcomes)
     latencies = [o.latency_ms for o in outcomes]
     overall = _recall_block(outcomes, options.ks)
     return {
