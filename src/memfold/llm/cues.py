@@ -1,0 +1,147 @@
+"""Lexical cues for routing: cheap regular-expression features of one utterance.
+
+Each ``*_cues`` function returns ``(score, reasons)`` for one class; the offline backend
+adds them to the embedding-prototype similarity. Weights are on one scale: 3 is "this
+alone decides", 1 is "a hint". They were set by reasoning about the classes (see the
+spec's ROUTE_PROMPT) and checked against the development split only, never the
+evaluation set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memfold.models import Message
+
+# -- shared vocabulary -------------------------------------------------------------------
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b")
+_IRREGULAR_PAST = (
+    "went|saw|got|took|made|had|met|ran|bought|brought|came|did|drove|ate|drank|flew|found|gave|"
+    "grew|heard|held|kept|knew|left|lost|paid|put|read|rode|sang|sat|sent|slept|spent|spoke|"
+    "stood|swam|taught|thought|told|threw|won|wrote|began|broke|built|caught|chose|fell|felt|"
+    "fought|forgot|hung|hit|hurt|led|lent|let|lit|quit|rang|rose|sold|shot|shut|stole|struck|"
+    "took|tore|understood|woke|wore|became|bit|blew|dug|drew|fed|froze|hid|laid|meant|overcame"
+)
+# -ed words that usually describe a state, not an action, right after "I"/"we"
+_STATIVE_ED = frozenset(
+    "used supposed based named called interested excited tired married engaged divorced "
+    "retired scared bored worried stressed obsessed related allergic pleased surprised "
+    "amazed thrilled blessed convinced exhausted overwhelmed inspired motivated determined "
+    "need needed love loved like liked prefer preferred".split())
+_ADVERB = r"(?:just |finally |recently |also |actually |really |already |even |once |then |all |both )?"
+_PAST_ACTION = re.compile(
+    r"\b(?:i|we|he|she|they)\s+" + _ADVERB + r"(?P<verb>" + _IRREGULAR_PAST + r"|[a-z]+ed)\b")
+_PERFECT = re.compile(
+    r"\b(?:i|we)(?:'ve| have| had|'d)\s+" + _ADVERB +
+    r"(?:been to|been going|been working on|gone|done|seen|met|finished|started|tried|visited|"
+    r"taken|made|got|gotten|bought|won|lost|signed|booked|joined|completed|adopted|moved|"
+    r"[a-z]+ed\b)")
+_PLAN = re.compile(
+    r"\b(?:i'm|i am|we're|we are|i'll|we'll|i will|we will)\s+(?:going to|gonna|planning|"
+    r"about to|heading|flying|leaving|starting|moving|having|hosting|getting|taking|visiting|"
+    r"running|attending|meeting)\b|\b(?:i|we) (?:plan|decided|signed up|booked|registered|"
+    r"scheduled)\b|\bmy (?:flight|appointment|interview|exam|surgery|trip|wedding|party) is\b")
+# -- NONE ----------------------------------------------------------------------------------
+
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|night)|morning|bye|goodbye|"
+    r"see (?:you|ya)|take care|thanks|thank you|thx|ty|cheers|ok|okay|k|sure|yes|yeah|yep|"
+    r"no|nope|nah|cool|nice|great|awesome|wow|lol|haha+|hmm+|got it|sounds good|will do|"
+    r"no worries|np|congrats|congratulations|that's (?:great|awesome|amazing|cool|wonderful|"
+    r"so cool|fantastic|incredible|nice|lovely|sweet|good)|perfect|exactly|right|agreed|"
+    r"same|me too|oh|aww+|omg)\b[\s!.,:;)(\-'\w]*$")
+_REACTION = re.compile(
+    r"^(?:wow|oh|aww+|omg|haha+|lol|that's|that is|sounds|so|what a|how|congrats|nice|great|"
+    r"awesome|cool|amazing|glad|sorry|thanks|thank you|yay|good for you|you're|you are|"
+    r"i'm (?:so )?(?:glad|happy|sorry|proud) (?:for|to hear|that you|of you))\b")
+_QUESTION_START = re.compile(
+    r"^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|was|were|can|could|"
+    r"would|will|should|have|has|any|anything|tell me|remind me|any idea|got any)\b")
+_REQUEST = re.compile(
+    r"^(?:please |pls |can you |could you |would you |will you )?(?:remind|tell|show|give|"
+    r"help|explain|summari[sz]e|translate|write|draft|list|find|recommend|suggest|check|"
+    r"look up|search|calculate|convert|fix|make|set|book|play)\b")
+
+
+def sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
+    return [p.strip() for p in parts if p.strip()]
+
+
+@dataclass
+class Cues:
+    """Per-class lexical scores and the reasons behind them."""
+
+    scores: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
+        ("FACT", "EVENT", "DOCUMENT", "NONE"), 0.0))
+    reasons: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, weight: float, reason: str) -> None:
+        self.scores[kind] += weight
+        self.reasons.append(f"{kind}+{weight:g}: {reason}")
+
+
+def is_content_sentence(sentence: str) -> bool:
+    """False for questions, greetings and reactions: sentences that carry no memory."""
+    low = sentence.lower().strip()
+    if low.endswith("?") or _QUESTION_START.match(low):
+        return False
+    return not (_GREETING.match(low) or (_REACTION.match(low) and len(low.split()) <= 8))
+
+
+def document_cues(message: Message, text: str, cues: Cues) -> None:
+    lines = [line for line in text.splitlines() if line.strip()]
+    words = len(text.split())
+    if message.role in ("tool", "document"):
+        cues.add("DOCUMENT", 4.0, f"role={message.role}")
+    if "```" in text or re.search(r"^\s*(?:def |class |import |from \w+ import|function |"
+                                  r"SELECT |#include|public |const |let |var )", text, re.M):
+        cues.add("DOCUMENT", 3.5, "code")
+    listed = sum(bool(re.match(r"\s*(?:[-*\u2022]|\d+[.)])\s+", line)) for line in lines)
+    if listed >= 3:
+        cues.add("DOCUMENT", 2.5, f"{listed} list lines")
+    if len(lines) >= 5:
+        cues.add("DOCUMENT", 1.5, f"{len(lines)} lines")
+    if words >= 120:
+        cues.add("DOCUMENT", 2.5, f"{words} words")
+    elif words >= 70:
+        cues.add("DOCUMENT", 1.0, f"{words} words")
+    if re.search(r"https?://|www\.", text):
+        cues.add("DOCUMENT", 1.0, "url")
+    head = text[:200].lower()
+    if re.search(r"\b(?:here(?:'s| is| are) (?:the|my|an?|some)|pasting|pasted|copied|for "
+                 r"reference|quote|excerpt|according to|abstract|section \d|chapter)\b", head):
+        framed_block = re.search(r":\s*(?:\n|\S)", head) is not None and words >= 15
+        cues.add("DOCUMENT", 2.5 if framed_block else 1.5, "reference framing")
+    if words >= 40 and not _FIRST_PERSON.search(text.lower()):
+        cues.add("DOCUMENT", 1.5, "impersonal long text")
+
+
+def none_cues(message: Message, text: str, cues: Cues) -> None:
+    low = text.lower().strip()
+    words = len(low.split())
+    cues.add("NONE", 1.0, "prior")
+    content = [s for s in sentences(text) if is_content_sentence(s)]
+    if not content:
+        cues.add("NONE", 2.0, "only questions/greetings/reactions")
+    if words <= 4:
+        cues.add("NONE", 1.0, "very short")
+    if _REQUEST.match(low) or low.endswith("?"):
+        cues.add("NONE", 1.0, "request or question")
+    if message.role == "assistant":
+        cues.add("NONE", 0.5, "assistant turn")
+
+
+def event_cues(text: str, cues: Cues) -> None:
+    low = " ".join(s.lower() for s in sentences(text) if is_content_sentence(s))
+    if not low:
+        return
+    past = [m["verb"] for m in _PAST_ACTION.finditer(low) if m["verb"] not in _STATIVE_ED]
+    if past:
+        cues.add("EVENT", 2.0, f"past action '{past[0]}'")
+    if _PERFECT.search(low):
+        cues.add("EVENT", 1.5, "present perfect")
+    if _PLAN.search(low):
+        cues.add("EVENT", 1.5, "plan or scheduled action")

@@ -1,0 +1,270 @@
+"""Rule-based extraction of first-person stable facts ("I'm a nurse", "my dog's name is Max").
+
+Each rule is a regular expression over one sentence with a ``v`` group (the value, taken
+verbatim from the text so that it is always grounded in the message) and a function
+giving the normalised key. Rules only fire on statements, never on questions.
+
+Subjects: "I" is the speaker (``speaker_subject``). A named relative or friend
+("my sister Ana is a nurse") becomes its own subject, ``Ana``, and the speaker gets a
+``family:sister`` fact whose value is ``Ana``; an unnamed one ("my wife is a doctor")
+becomes the subject ``<speaker>'s wife``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memfold.llm.cues import is_content_sentence, sentences
+from memfold.llm.keys import fact_key, speaker_subject
+from memfold.models import FactExtraction, Message
+
+_JOBS = frozenset(
+    "nurse doctor chef teacher lawyer engineer developer programmer designer artist writer "
+    "author painter musician singer dancer actor actress photographer architect accountant "
+    "pharmacist dentist surgeon therapist counselor counsellor psychologist scientist "
+    "researcher professor lecturer tutor student librarian firefighter paramedic pilot "
+    "mechanic electrician plumber carpenter farmer baker barista bartender waiter waitress "
+    "cashier consultant manager analyst entrepreneur founder ceo cto journalist editor "
+    "veterinarian vet social worker officer soldier nanny coach trainer instructor "
+    "translator interpreter receptionist secretary clerk banker broker realtor agent "
+    "programmer illustrator animator filmmaker director producer podcaster streamer "
+    "youtuber influencer blogger volunteer activist midwife caregiver technician "
+    "investor economist statistician mathematician physicist chemist biologist".split())
+_JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ary|ive)$")
+_NOT_JOBS = frozenset(
+    "fan lover member beginner believer user player owner mother father parent brother "
+    "sister daughter son grandmother grandfather introvert extrovert person type morning "
+    "night vegetarian vegan pescatarian reader dreamer worrier fighter survivor part "
+    "lot bit huge big little different other better winner loser newbie regular".split())
+_PARENT = frozenset("mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
+_DIETS = ("vegetarian|vegan|pescatarian|keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
+          "dairy[- ]free|kosher|halal|plant[- ]based")
+_IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
+             "non-?binary|asexual|pansexual")
+_RELIGION = "christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh"
+_HEALTH = ("diabetes|asthma|adhd|anxiety|depression|celiac disease|arthritis|migraines|"
+           "epilepsy|insomnia|a bad back|high blood pressure|dyslexia|autism")
+_PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
+         "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?")
+_RELATIONS = ("sister|brother|mom|mum|mother|dad|father|son|daughter|friend|best friend|"
+              "cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
+              "partner|boyfriend|girlfriend|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
+              "nephew|colleague|coworker|kid|child|stepmom|stepdad")
+_PARTNERS = frozenset("wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
+_V = r"(?P<v>[^.,!?;:\n()]+)"
+_STOP_VALUE = re.compile(
+    r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
+    r"on|with|from|to help|to make|"
+    r"for (?:a|about|over|almost|nearly|the past|\d+)|right now|these days|now|too|as well|"
+    r"anymore|any more|again|lol|haha)\b.*$", re.IGNORECASE)
+_OBJECT_PRONOUN = re.compile(
+    r"^(?:it|that|this|those|these|you|them|him|her|how|what|when|the idea|your|yours|hearing|"
+    r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:no longer|not anymore|anymore|any more|not any ?more)\b", re.I)
+_NATIONALITY = re.compile(r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
+_CAPITAL_NAME = re.compile(r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
+
+
+@dataclass(frozen=True)
+class Found:
+    subject: str
+    key: str
+    value: str
+    weight: float
+    negated: bool = False
+
+
+KeyFn = Callable[[re.Match[str]], str | None]
+
+
+def _const(key: str) -> KeyFn:
+    return lambda _m: key
+
+
+def clean_value(raw: str, *, max_words: int = 6) -> str:
+    value = _STOP_VALUE.sub("", raw.strip()).strip(" '\"-")
+    words = value.split()
+    return " ".join(words[:max_words])
+
+
+def _i_am_a_key(m: re.Match[str]) -> str | None:
+    """'I'm a nurse' -> job; 'I'm a mother of two' -> family; others -> trait (weak)."""
+    last = clean_value(m["v"]).lower().split()
+    if not last:
+        return None
+    word = last[-1] if len(last) <= 3 else last[0]
+    if word in _PARENT or last[0] in _PARENT:
+        return "family:parent"
+    if word == "student":
+        return "education"
+    if word in _JOBS or (_JOB_SUFFIX.search(word) and word not in _NOT_JOBS):
+        return "job"
+    return None
+
+
+def _likes_key(m: re.Match[str]) -> str | None:
+    value = m["v"].strip()
+    if _OBJECT_PRONOUN.match(value) or len(value.split()) > 8:
+        return None
+    first = value.split()[0].lower()
+    return "hobby" if first.endswith("ing") or first == "to" else "likes"
+
+
+def _work_in_key(m: re.Match[str]) -> str:
+    return "location" if m["v"].strip()[:1].isupper() else "job"
+
+
+def _favorite_key(m: re.Match[str]) -> str:
+    return f"likes:favorite_{m['what'].strip().lower().replace(' ', '_')}"
+
+
+_I_AM = r"\bi(?:'m| am)\s+"
+_RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [(re.compile(p, re.IGNORECASE), k, w) for p, k, w in [
+    (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)",
+     _const("name"), 3.0),
+    (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", _const("age"), 3.0),
+    (r"\bi(?:'m| am) (?P<v>\d{1,3})\s*(?:years? old)?$", _const("age"), 2.5),
+    (r"\bmy birthday is (?:on )?" + _V, _const("birthday"), 3.0),
+    (r"\bi (?:currently |now )?(?:live|reside|stay) in " + _V, _const("location"), 3.0),
+    (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, _const("location"), 3.0),
+    (r"\bmy (?:home|house|apartment|flat) is in " + _V, _const("location"), 2.5),
+    (_I_AM + r"(?:originally )?from " + _V, _const("hometown"), 3.0),
+    (r"\bi (?:grew up|was raised) in " + _V, _const("hometown"), 2.5),
+    (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, _const("job"), 3.0),
+    (r"\bmy (?:job|profession|occupation) is (?:an? )?" + _V, _const("job"), 3.0),
+    (r"\bi'?ve been (?:an? )?(?P<v>[\w-]+(?: [\w-]+)?) for (?:\w+ )?(?:years|months|decades)",
+     _i_am_a_key, 2.5),
+    (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, _const("employer"), 3.0),
+    (r"\bi work in " + _V, _work_in_key, 2.5),
+    (_I_AM + r"(?:studying|majoring in|doing (?:a|my) (?:phd|masters|master's|degree) in) " + _V,
+     _const("education"), 3.0),
+    (r"\bi study " + _V, _const("education"), 2.5),
+    (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", _const("diet"), 3.0),
+    (r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|fish|pork|beef|dairy|eggs|gluten|sugar|"
+     r"seafood|chicken|animal products)", _const("diet"), 3.0),
+    (_I_AM + r"(?:severely |very |really )?allergic to " + _V, _const("allergy"), 3.0),
+    (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", _const("allergy"), 3.0),
+    (r"\bi have (?:an? |one |two |three |four |\d+ )(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"))\b",
+     _const("pet"), 2.5),
+    (r"\bmy (?P<v>" + _PETS + r")(?:'s name is| is named| is called) [A-Z]\w+", _const("pet"), 3.0),
+    (r"\bi have (?P<v>(?:an? |one |two |three |four |five |\d+ )(?:kids?|children|sons?|daughters?|"
+     r"brothers?|sisters?|siblings?|grandchildren|grandkids))", _const("family"), 3.0),
+    (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
+     _const("relationship_status"), 3.0),
+    (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", _const("identity"), 3.0),
+    (_I_AM + r"(?:a |an )?(?:practicing |devout )?(?P<v>" + _RELIGION + r")\b", _const("religion"), 3.0),
+    (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", _const("health"), 3.0),
+    (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
+     r"lactose intolerant)\b", _const("health"), 3.0),
+    (r"\bi (?:really |absolutely |totally |just |also |still )?(?:love|like|enjoy|adore)\s+" + _V,
+     _likes_key, 2.5),
+    (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?fan "
+     r"of|fond of|crazy about) " + _V, _likes_key, 2.5),
+    (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
+     r"don't enjoy) " + _V, _const("dislikes"), 2.5),
+    (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are|has to be) " + _V,
+     _favorite_key, 3.0),
+    (r"\bi (?:usually |always |generally )?prefer " + _V, _const("likes"), 2.5),
+    (r"\bmy hobb(?:y is|ies are|ies include) " + _V, _const("hobby"), 3.0),
+    (r"\bi (?:play|practi[cs]e) (?P<v>(?:the )?(?:guitar|piano|violin|drums|cello|flute|saxophone|"
+     r"tennis|soccer|football|chess|basketball|volleyball|golf|hockey|baseball|yoga|pilates|"
+     r"karate|judo|badminton|rugby|cricket|ukulele|bass))\b", _const("hobby"), 2.5),
+    (r"\bi speak " + _V, _const("language"), 2.5),
+    (r"\bmy (?:native|first|mother) (?:language|tongue) is " + _V, _const("language"), 3.0),
+    (r"\b(?:my (?:goal|dream|ambition|plan) is to|i (?:want|hope|plan|intend|aim) to become|"
+     r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
+     _const("goal"), 2.5),
+    (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,2}[\w-]+)", _i_am_a_key, 2.5),
+]]
+
+_RELATION_RULE = re.compile(
+    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[A-Z][a-z]+)(?:,)? (?:is|works as|works) "
+    r"(?:an? )?" + _V)
+_UNNAMED_RELATION = re.compile(
+    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s name)? is (?:an? )?" + _V, re.IGNORECASE)
+
+
+def _relation_facts(sentence: str, speaker: str) -> list[Found]:
+    """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
+    found: list[Found] = []
+    for m in _RELATION_RULE.finditer(sentence):
+        rel, name, value = m["rel"].lower(), m["name"], clean_value(m["v"])
+        found.append(Found(speaker, f"family:{rel.replace(' ', '_')}", name, 2.5))
+        key = _i_am_a_key(m) or "fact"
+        found.append(Found(name, fact_key(key, value), value, 2.5))
+    if found:
+        return found
+    for m in _UNNAMED_RELATION.finditer(sentence):
+        rel, value = m["rel"].lower(), clean_value(m["v"])
+        if not value or _OBJECT_PRONOUN.match(value):
+            continue
+        if value[:1].isupper() and len(value.split()) <= 2:  # "my wife is Maria"
+            key = "partner" if rel in _PARTNERS else f"family:{rel.replace(' ', '_')}"
+            found.append(Found(speaker, key, value, 2.5))
+        elif (job := _i_am_a_key(m)) is not None:
+            found.append(Found(f"{speaker}'s {rel}", job, value, 2.0))
+    return found
+
+
+def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
+    found: list[Found] = []
+    for pattern, key_fn, weight in _RULES:
+        for m in pattern.finditer(sentence):
+            key = key_fn(m)
+            value = clean_value(_ARTICLE.sub("", m["v"].strip()))
+            if key is None or not value:
+                continue
+            if key == "diet" and "eat" in m[0].lower():  # "I don't eat meat": a diet, not a deletion
+                found.append(Found(speaker, "diet", f"no {value}", weight))
+                continue
+            if key == "hobby":
+                value = re.sub(r"^to\s+", "", value, flags=re.I)
+            found.append(Found(speaker, fact_key(key, value), value, weight, negated))
+    for pattern, key in ((_NATIONALITY, "nationality"), (_CAPITAL_NAME, "name")):
+        m = pattern.search(sentence)
+        if m and m["v"].lower() not in _NOT_NAMES:
+            found.append(Found(speaker, key, m["v"], 2.0))
+    return found
+
+
+_NOT_NAMES = frozenset(
+    "sorry glad happy fine good great okay ok here back home sure tired excited done ready "
+    "new free busy right proud grateful thankful lucky hungry sick bored curious".split())
+
+
+def extract_facts(message: Message) -> tuple[list[FactExtraction], float]:
+    """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight.
+
+    The weight is the FACT cue score (0 when no rule fired).
+    """
+    speaker = speaker_subject(message)
+    best: dict[tuple[str, str], Found] = {}
+    for sentence in sentences(message.text):
+        if not is_content_sentence(sentence):
+            continue
+        negated = bool(_NEGATED.search(sentence)) or bool(
+            re.search(r"\b(?:i'm|i am) (?:not|no longer)\b", sentence, re.I))
+        for item in _relation_facts(sentence, speaker) + _rule_facts(
+                _negation_free(sentence), speaker, negated):
+            slot = (item.subject, item.key)
+            if slot not in best or item.weight > best[slot].weight:
+                best[slot] = item
+    strength = max((item.weight for item in best.values()), default=0.0)
+    return [_to_extraction(item, message) for item in best.values()], strength
+
+
+def _negation_free(sentence: str) -> str:
+    """'I'm not vegetarian anymore' -> 'I'm vegetarian' so the positive rule finds the key."""
+    return re.sub(r"\b(i'm|i am) (?:not|no longer) ", r"\1 ", sentence, flags=re.I)
+
+
+def _to_extraction(item: Found, message: Message) -> FactExtraction:
+    action = "delete" if item.negated else "add"
+    return FactExtraction(action=action, subject=item.subject, key=item.key, value=item.value,
+                          evidence_msg_id=message.msg_id,
+                          reason=f"stated by {message.speaker} (rule weight {item.weight:g})")
+
+

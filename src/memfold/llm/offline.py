@@ -1,0 +1,161 @@
+"""The offline backend: lexical cues plus nearest labelled prototypes, no network.
+
+Every user without an API key gets this backend, so it is built to be good and fast:
+
+* score per class = lexical cue score (``cues.py``, ``facts.py``, a resolvable time
+  expression from ``timeexpr``) + ``embedding_weight`` x (mean of the top-3 cosine
+  similarities to that class's prototype sentences, centred across classes);
+* the message embedding is the one the facade already computed (``RouteContext.embedding``);
+  only messages that arrive without one are embedded, in one batch;
+* prototypes are embedded once per process and embedder.
+
+Deterministic: the same message and embedder always give the same decision.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from memfold.embed.base import Embedder
+from memfold.errors import InvalidInputError
+from memfold.llm.base import RouteContext
+from memfold.llm.cues import (
+    Cues,
+    document_cues,
+    event_cues,
+    is_content_sentence,
+    none_cues,
+    sentences,
+)
+from memfold.llm.facts import extract_facts
+from memfold.llm.keys import speaker_subject
+from memfold.llm.prototypes import PROTOTYPES
+from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
+from memfold.timeexpr import TimeRef, resolve_event_time
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+KINDS: tuple[RouteKind, ...] = ("FACT", "EVENT", "DOCUMENT", "NONE")
+
+_PROTO_CACHE: dict[str, np.ndarray] = {}
+_PROTO_LOCK = threading.Lock()
+
+
+class OfflineBackend:
+    """Deterministic router backend: heuristics + the local embedding model."""
+
+    name = "offline"
+
+    def __init__(self, embedder: Embedder | None = None, *, embedding_weight: float = 4.0,
+                 top_k: int = 3, prototypes: dict[str, tuple[str, ...]] | None = None) -> None:
+        self._embedder = embedder
+        self.embedding_weight = embedding_weight
+        self.top_k = top_k
+        self._prototypes = prototypes or PROTOTYPES
+        self._labels = [kind for kind in KINDS for _ in self._prototypes.get(kind, ())]
+
+    def complete_json(self, system: str, user: str, schema: type[T], *,
+                      fallback: Callable[[], T]) -> T:
+        """No model to ask offline: always the caller's deterministic fallback."""
+        return fallback()
+
+    def route(self, message: Message, context: RouteContext) -> RouteDecision:
+        return self.route_many([message], [context])[0]
+
+    def route_many(self, messages: Sequence[Message],
+                   contexts: Sequence[RouteContext]) -> list[RouteDecision]:
+        if len(messages) != len(contexts):
+            raise InvalidInputError(f"{len(messages)} messages but {len(contexts)} contexts")
+        similarities = self._similarities(messages, contexts)
+        return [self._decide(message, None if similarities is None else similarities[row])
+                for row, message in enumerate(messages)]
+
+    # -- embeddings ----------------------------------------------------------------------------
+
+    def _prototype_matrix(self) -> np.ndarray:
+        assert self._embedder is not None
+        texts = tuple(text for kind in KINDS for text in self._prototypes.get(kind, ()))
+        key = f"{self._embedder.name}:{hash(texts)}"
+        with _PROTO_LOCK:
+            if key not in _PROTO_CACHE:
+                _PROTO_CACHE[key] = np.asarray(self._embedder.embed(list(texts)), dtype=np.float32)
+            return _PROTO_CACHE[key]
+
+    def _similarities(self, messages: Sequence[Message],
+                      contexts: Sequence[RouteContext]) -> np.ndarray | None:
+        """(n, 4): per class, the mean of the top-k prototype cosines, centred per message."""
+        if self._embedder is None or not messages:
+            return None
+        vectors = [context.embedding for context in contexts]
+        missing = [row for row, vector in enumerate(vectors) if vector is None]
+        if missing:
+            fresh = self._embedder.embed([messages[row].indexed_text() for row in missing])
+            for row, vector in zip(missing, fresh):
+                vectors[row] = vector
+        matrix = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+        protos = self._prototype_matrix()
+        if matrix.shape[1] != protos.shape[1]:
+            log.warning("embedding dim %d != prototype dim %d; routing on cues only",
+                        matrix.shape[1], protos.shape[1])
+            return None
+        cosines = matrix @ protos.T
+        labels = np.asarray(self._labels)
+        out = np.zeros((len(messages), len(KINDS)), dtype=np.float32)
+        for col, kind in enumerate(KINDS):
+            part = cosines[:, labels == kind]
+            if part.shape[1]:
+                k = min(self.top_k, part.shape[1])
+                out[:, col] = np.sort(part, axis=1)[:, -k:].mean(axis=1)
+        return out - out.mean(axis=1, keepdims=True)
+
+    # -- decision --------------------------------------------------------------------------------
+
+    def _decide(self, message: Message, similarity: np.ndarray | None) -> RouteDecision:
+        cues = Cues()
+        text = message.text
+        document_cues(message, text, cues)
+        none_cues(message, text, cues)
+        event_cues(text, cues)
+        is_reference = message.role in ("tool", "document")
+        facts, strength = ([], 0.0) if is_reference else extract_facts(message)
+        if strength:
+            cues.add("FACT", strength, f"stated fact {facts[0].key}")
+        when = None if is_reference else resolve_event_time(text, message.ts)
+        if when is not None and any(is_content_sentence(s) for s in sentences(text)):
+            # a date makes an action an event; on its own ("so tired today") it is a hint
+            weight = 2.0 if cues.scores["EVENT"] > 0 else 0.75
+            cues.add("EVENT", weight, f"time '{when.expression}'")
+        scores = np.array([cues.scores[kind] for kind in KINDS], dtype=np.float32)
+        if similarity is not None:
+            scores = scores + self.embedding_weight * similarity
+            cues.reasons.append("prototypes: " + ", ".join(
+                f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity)))
+        return self._build(message, scores, cues.reasons, facts, when)
+
+    def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
+               facts: list[FactExtraction], when: TimeRef | None) -> RouteDecision:
+        best = int(np.argmax(scores))
+        kind = KINDS[best]
+        weights = np.exp(scores - scores.max())
+        confidence = float(weights[best] / weights.sum())
+        event = _event(message, when) if kind == "EVENT" else None
+        kept = facts if kind in ("FACT", "EVENT") else []
+        return RouteDecision(msg_id=message.msg_id, kind=kind, confidence=round(confidence, 4),
+                             facts=kept, event=event, reasons=reasons, backend=self.name)
+
+
+def _event(message: Message, when: TimeRef | None) -> EventExtraction:
+    """The event's text is the message's statements (questions and greetings dropped)."""
+    content = [s for s in sentences(message.text) if is_content_sentence(s)]
+    text = " ".join(content) if content else message.text
+    return EventExtraction(
+        subject=speaker_subject(message), text=text[:1000],
+        occurred_at=when.occurred_at if when else message.ts,
+        granularity=when.granularity if when else "day",
+        time_expression=when.expression if when else None)

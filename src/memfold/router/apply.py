@@ -1,0 +1,144 @@
+"""Write one routing decision into the stores.
+
+The caller (the ``Memory`` facade) has already appended the raw message to the
+conversation log and wraps this call, with the rest of the batch, in
+``stores.db.transaction()``: this module never opens a transaction of its own.
+
+* facts (FACT, and the side facts of an EVENT such as "we moved to Austin") go to the
+  profile, only from ``role=user`` messages, only with evidence (the fact must cite this
+  message) and only when grounded in its words; ``delete`` removes the key with a
+  changelog row; a new value for an existing key is an ``update`` changelog row (the store
+  keeps the old value in the changelog);
+* EVENT appends one event whose id is derived from the msg_id (re-applying is idempotent
+  for stores keyed on event_id);
+* DOCUMENT chunks the text into ``DocumentChunk`` rows carrying the decision's flags
+  (e.g. ``instruction-like``);
+* NONE writes nothing.
+
+Every refusal is recorded in :class:`AppliedWrites.refused`, never raised, so one
+unsupported fact cannot abort a batch.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memfold.errors import EvidenceRequiredError, InvalidInputError
+from memfold.llm.keys import speaker_subject
+from memfold.models import (
+    DocumentChunk,
+    Event,
+    FactExtraction,
+    Message,
+    ProfileFact,
+    RouteDecision,
+    RouteKind,
+)
+from memfold.router.chunking import chunk_text
+from memfold.router.grounding import grounding_problem
+from memfold.stores import Stores
+from memfold.tokens import TokenCounter
+
+FACT_ROLES = frozenset({"user"})
+
+
+class AppliedWrites(BaseModel):
+    """What ``apply_decision`` wrote: fact keys as ``subject.key``, event and chunk ids."""
+
+    model_config = ConfigDict(frozen=True)
+
+    msg_id: str
+    kind: RouteKind
+    facts_written: list[str] = Field(default_factory=list)
+    facts_deleted: list[str] = Field(default_factory=list)
+    facts_unchanged: list[str] = Field(default_factory=list)
+    event_ids: list[str] = Field(default_factory=list)
+    chunk_ids: list[str] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)
+
+
+def event_id_for(message: Message) -> str:
+    return f"{message.msg_id}#event"
+
+
+def chunk_id_for(message: Message, index: int) -> str:
+    return f"{message.msg_id}#chunk{index}"
+
+
+def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
+                   counter: TokenCounter | None = None) -> AppliedWrites:
+    """Write ``decision`` for ``message``; returns what was written and what was refused."""
+    if decision.msg_id != message.msg_id:
+        raise InvalidInputError(
+            f"decision for {decision.msg_id!r} applied to message {message.msg_id!r}")
+    out: dict[str, list[str]] = {name: [] for name in (
+        "facts_written", "facts_deleted", "facts_unchanged", "event_ids", "chunk_ids", "refused")}
+    if decision.kind in ("FACT", "EVENT"):
+        for fact in decision.facts:
+            _apply_fact(stores, message, fact, out)
+    if decision.kind == "EVENT":
+        out["event_ids"].append(_append_event(stores, message, decision))
+    elif decision.kind == "DOCUMENT":
+        out["chunk_ids"].extend(_add_chunks(stores, message, decision, counter))
+    return AppliedWrites(msg_id=message.msg_id, kind=decision.kind, **out)
+
+
+def fact_refusal(message: Message, fact: FactExtraction) -> str | None:
+    """Why ``fact`` may not be written from ``message`` (trust, evidence, grounding)."""
+    if message.role not in FACT_ROLES:
+        return f"role {message.role!r} cannot write profile facts"
+    if not fact.evidence_msg_id:
+        return "no evidence_msg_id"
+    if fact.evidence_msg_id != message.msg_id:
+        return f"evidence {fact.evidence_msg_id!r} is not this message"
+    return grounding_problem(fact, message)
+
+
+def _apply_fact(stores: Stores, message: Message, fact: FactExtraction,
+                out: dict[str, list[str]]) -> None:
+    slot = f"{fact.subject}.{fact.key}"
+    if fact.action == "none":
+        return
+    problem = fact_refusal(message, fact)
+    if problem is not None:
+        out["refused"].append(f"{slot}: {problem}")
+        return
+    sources = [message.msg_id]
+    if fact.action == "delete":
+        change = stores.profile.delete(message.user_id, fact.subject, fact.key, sources=sources,
+                                       reason=fact.reason or "stated no longer true",
+                                       actor="router", at=message.ts)
+        out["facts_deleted" if change is not None else "facts_unchanged"].append(slot)
+        return
+    record = ProfileFact(user_id=message.user_id, subject=fact.subject, key=fact.key,
+                         value=fact.value, sources=sources, updated_at=message.ts)
+    try:
+        change = stores.profile.upsert(record, reason=fact.reason, actor="router")
+    except EvidenceRequiredError as exc:
+        out["refused"].append(f"{slot}: {exc}")
+        return
+    out["facts_written" if change is not None else "facts_unchanged"].append(slot)
+
+
+def _append_event(stores: Stores, message: Message, decision: RouteDecision) -> str:
+    extraction = decision.event
+    event = Event(
+        event_id=event_id_for(message), user_id=message.user_id,
+        subject=extraction.subject if extraction else speaker_subject(message),
+        text=extraction.text if extraction else message.text,
+        occurred_at=extraction.occurred_at if extraction else message.ts,
+        granularity=extraction.granularity if extraction else "day",
+        recorded_at=message.ts, sources=[message.msg_id])
+    stores.events.append([event])
+    return event.event_id
+
+
+def _add_chunks(stores: Stores, message: Message, decision: RouteDecision,
+                counter: TokenCounter | None) -> list[str]:
+    texts = chunk_text(message.text, counter=counter)
+    chunks = [DocumentChunk(chunk_id=chunk_id_for(message, index), user_id=message.user_id,
+                            doc_id=message.msg_id, index=index, text=text,
+                            sources=[message.msg_id], ts=message.ts, flags=list(decision.flags))
+              for index, text in enumerate(texts)]
+    stores.documents.add(chunks)
+    return [chunk.chunk_id for chunk in chunks]

@@ -1,0 +1,68 @@
+"""The Router: a backend's decision plus the trust rules no backend may override.
+
+* ``role=tool`` / ``role=document`` content is reference content: always DOCUMENT, never
+  a profile fact or an event, and flagged ``instruction-like`` when it reads like orders
+  to the model (``trust.py``);
+* only ``role=user`` messages may carry profile facts (an assistant restating "your name
+  is Bob" is not evidence); an assistant FACT becomes NONE;
+* with ``grounding=True`` (the default) facts whose words are not in the message, or
+  that cite another message, are dropped here with a reason (``apply`` checks again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memfold.llm.base import Backend, RouteContext
+from memfold.models import Message, RouteDecision
+from memfold.router.apply import fact_refusal
+from memfold.router.trust import INSTRUCTION_FLAG, assess
+
+REFERENCE_ROLES = frozenset({"tool", "document"})
+
+
+class Router:
+    """Decides where each message goes; stores nothing (see ``router.apply``)."""
+
+    def __init__(self, backend: Backend, *, grounding: bool = True) -> None:
+        self.backend = backend
+        self.grounding = grounding
+
+    def route(self, message: Message, context: RouteContext | None = None) -> RouteDecision:
+        return self.route_many([message], [context or RouteContext()])[0]
+
+    def route_many(self, messages: Sequence[Message],
+                   contexts: Sequence[RouteContext] | None = None) -> list[RouteDecision]:
+        """One decision per message, in order (the backend sees the whole batch)."""
+        contexts = list(contexts) if contexts is not None else [RouteContext() for _ in messages]
+        decisions = self.backend.route_many(messages, contexts)
+        return [self._guard(message, decision) for message, decision in zip(messages, decisions)]
+
+    def _guard(self, message: Message, decision: RouteDecision) -> RouteDecision:
+        if message.role in REFERENCE_ROLES:
+            return self._as_reference(message, decision)
+        if message.role != "user" and (decision.facts or decision.kind == "FACT"):
+            return decision.model_copy(update={
+                "kind": "NONE" if decision.kind == "FACT" else decision.kind, "facts": [],
+                "reasons": [*decision.reasons, f"trust: role {message.role} cannot write facts"]})
+        if not self.grounding or not decision.facts:
+            return decision
+        kept, reasons = [], list(decision.reasons)
+        for fact in decision.facts:
+            problem = fact_refusal(message, fact)
+            if problem is None:
+                kept.append(fact)
+            else:
+                reasons.append(f"grounding: dropped {fact.subject}.{fact.key}: {problem}")
+        return decision.model_copy(update={"facts": kept, "reasons": reasons})
+
+    @staticmethod
+    def _as_reference(message: Message, decision: RouteDecision) -> RouteDecision:
+        verdict = assess(message.text)
+        flags = list(decision.flags)
+        reasons = [*decision.reasons, f"trust: role {message.role} is reference content"]
+        if verdict.instruction_like and INSTRUCTION_FLAG not in flags:
+            flags.append(INSTRUCTION_FLAG)
+            reasons.append("trust: instruction-like: " + "; ".join(verdict.evidence[:3]))
+        return decision.model_copy(update={"kind": "DOCUMENT", "facts": [], "event": None,
+                                           "flags": flags, "reasons": reasons})

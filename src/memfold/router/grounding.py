@@ -1,0 +1,56 @@
+"""The hallucination filter: an extracted fact must be said in the message it cites.
+
+A value is grounded when every content word of it (stop words dropped, plural/verb
+endings folded) appears in the message text. A named subject other than the speaker
+must appear in the text too. Offline extractions copy words from the text, so they pass
+by construction; a model that "infers" a fact the user never stated does not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfold.llm.keys import speaker_subject
+from memfold.models import FactExtraction, Message
+
+_STOP = frozenset(
+    "a an the of to in on at for with and or but is are was were be been being am i i'm my me "
+    "mine we our us you your he she his her they their them it its this that these those "
+    "has have had do does did not no so as by from into about than then there here just "
+    "very really also too some any all more most much many own user user's".split())
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NEGATION = re.compile(r"\b(?:no longer|anymore|any more|not|don't|do not|never|stopped|quit|"
+                       r"gave up|no more|isn't|aren't|wasn't|ex-)\b", re.IGNORECASE)
+
+
+def _fold(word: str) -> str:
+    word = word.removesuffix("'s")
+    for suffix in ("ies", "ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
+    """Why ``fact`` is not supported by ``message``'s words, or None when it is."""
+    said = content_words(message.indexed_text())
+    value_words = content_words(fact.value)
+    if fact.action == "delete":
+        if value_words and not value_words <= said:
+            return f"deleted value {fact.value!r} is not in the message"
+        if not value_words and not _NEGATION.search(message.text):
+            return "delete without any negation in the message"
+    elif not value_words:
+        return f"value {fact.value!r} has no content words"
+    elif not value_words <= said:
+        missing = sorted(value_words - said)
+        return f"value words {missing} are not in the message"
+    speaker = speaker_subject(message)
+    if fact.subject not in (speaker, "user") and not fact.subject.startswith(f"{speaker}'s "):
+        if not content_words(fact.subject) <= said:
+            return f"subject {fact.subject!r} is not named in the message"
+    return None
