@@ -96,3 +96,18 @@ def test_malformed_question_line_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(MalformedInputError) as info:
         run_questions(path, messages=path, factories=baseline_factories())
     assert info.value.line == 2
+
+
+def test_details_rows_name_questions_by_id_and_list_misses(locomo_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "details"
+    results = run_locomo(locomo_file, ks=(1,), budget=6, conversations=1, out=out, details=True,
+                         factories=default_factories(["recency"], HashingEmbedder),
+                         counter=WhitespaceCounter())
+    rows = [json.loads(line) for line in (out / "details.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and "details" not in json.loads((out / "results.json").read_text())
+    assert [row["question_id"] for row in rows] == [f"conv-a#{i}" for i in range(5)]
+    assert all("question" not in row for row in rows)
+    by_id = {row["question_id"]: row for row in rows}
+    assert by_id["conv-a#3"]["missed_within_budget"] == ["D9:9"]
+    assert by_id["conv-a#4"]["recall_at_budget"] == 1.0 and by_id["conv-a#4"]["missed_within_budget"] == []
+    assert len(results["details"]) == 5

@@ -46,17 +46,19 @@ def default_memfold_settings(**overrides: Any) -> Any:
 def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *,
                 ks: Sequence[int] = (5, 10, 25), budget: int = 1000, depth: int | None = None,
                 out: str | Path | None = None, counter: TokenCounter | None = None,
-                progress: Progress | None = None,
-                extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                progress: Progress | None = None, extra: Mapping[str, Any] | None = None,
+                details: bool = False) -> dict[str, Any]:
     """Run the given systems on a loaded dataset; writes the outputs when ``out`` is given.
 
-    ``extra`` keys are added to the results before they are written."""
+    ``extra`` keys are added to the results before they are written; ``details`` keeps
+    per-question rows (question ids, never text) and writes them to details.jsonl."""
     if not ks or any(k <= 0 for k in ks):
         raise ConfigError(f"k values must be positive integers, got {list(ks)}")
     if budget <= 0:
         raise ConfigError(f"the token budget must be positive, got {budget}")
     options = RunOptions(ks=tuple(sorted(set(ks))), budget_tokens=budget, depth=depth)
-    results = run_benchmark(dataset, factories, options=options, counter=counter, progress=progress)
+    results = run_benchmark(dataset, factories, options=options, counter=counter, progress=progress,
+                            keep_details=details)
     results.update(run_metadata())
     results.update(extra or {})
     if out is not None:
@@ -81,7 +83,8 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
                systems: Sequence[str] = ALL_SYSTEMS, embedder: Embedder | None = None,
                memfold_settings: Any = None, depth: int | None = None,
                counter: TokenCounter | None = None, progress: Progress | None = None,
-               factories: Mapping[str, SystemFactory] | None = None) -> dict[str, Any]:
+               factories: Mapping[str, SystemFactory] | None = None,
+               details: bool = False) -> dict[str, Any]:
     """LoCoMo evidence recall of memfold and the baselines; each conversation in a fresh store.
 
     ``embedder`` is the baselines' (default: the real MiniLM, as memfold's default config uses);
@@ -92,7 +95,7 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
         memfold_settings = memfold_settings or default_memfold_settings()
         factories = default_factories(systems, _embedder_factory(embedder), memfold_settings)
     results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
-                          counter=counter, progress=progress,
+                          counter=counter, progress=progress, details=details,
                           extra={"dataset_path": str(Path(path).resolve()),
                                  **_describe(factories, memfold_settings, embedder)})
     return results
@@ -104,7 +107,8 @@ def run_questions(questions: str | Path, *, messages: str | Path | None = None,
                   systems: Sequence[str] | None = None, embedder: Embedder | None = None,
                   memfold_settings: Any = None, depth: int | None = None,
                   counter: TokenCounter | None = None, progress: Progress | None = None,
-                  factories: Mapping[str, SystemFactory] | None = None) -> dict[str, Any]:
+                  factories: Mapping[str, SystemFactory] | None = None,
+                  details: bool = False) -> dict[str, Any]:
     """Evidence recall on the generic format.
 
     With ``messages`` (ingest JSONL) every user is ingested into fresh stores and the baselines
@@ -120,7 +124,7 @@ def run_questions(questions: str | Path, *, messages: str | Path | None = None,
     if messages is None:
         extra["store"] = str(store)
     return run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
-                       counter=counter, progress=progress, extra=extra)
+                       counter=counter, progress=progress, extra=extra, details=details)
 
 
 def _question_factories(messages: str | Path | None, store: str | Path | None,

@@ -33,6 +33,8 @@ SystemsOpt = Annotated[str, typer.Option("--systems", help="Comma-separated syst
 DepthOpt = Annotated[Optional[int], typer.Option(
     "--depth", help="Items recalled per question (default max(max k, 50)).")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the results JSON on stdout.")]
+DetailsFlag = Annotated[bool, typer.Option(
+    "--details", help="Also write details.jsonl: per question and system, recall and missed ids.")]
 
 
 def parse_ks(text: str) -> tuple[int, ...]:
@@ -84,6 +86,7 @@ def progress_bars() -> Iterator[Any]:
 
 
 def _finish(results: dict[str, Any], as_json: bool) -> None:
+    results = {key: value for key, value in results.items() if key != "details"}
     if as_json:
         typer.echo(json.dumps(results, indent=2))
         return
@@ -104,6 +107,7 @@ def locomo_command(
         "--conversations", min=1, help="Only the first N conversations.")] = None,
     systems: SystemsOpt = ",".join(ALL_SYSTEMS),
     depth: DepthOpt = None,
+    details: DetailsFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """LoCoMo evidence recall of memfold vs BM25/dense/hybrid/recency (fresh store per conversation)."""
@@ -114,7 +118,7 @@ def locomo_command(
         results = run_locomo(file, ks=parse_ks(k), budget=budget, out=out,
                              conversations=conversations, systems=parse_systems(systems),
                              embedder=embedder, memfold_settings=settings, depth=depth,
-                             progress=progress)
+                             progress=progress, details=details)
     _finish(results, as_json)
 
 
@@ -132,6 +136,7 @@ def questions_command(
     systems: Annotated[Optional[str], typer.Option(
         "--systems", help="Systems to measure (default: all with --messages, else memfold).")] = None,
     depth: DepthOpt = None,
+    details: DetailsFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Evidence recall on your own transcript: fresh ingest (--messages) or an existing store."""
@@ -143,5 +148,5 @@ def questions_command(
                                 ks=parse_ks(k), budget=budget, out=out,
                                 systems=parse_systems(systems) if systems else None,
                                 embedder=embedder, memfold_settings=settings, depth=depth,
-                                progress=progress)
+                                progress=progress, details=details)
     _finish(results, as_json)

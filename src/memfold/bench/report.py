@@ -132,10 +132,15 @@ def bar_chart(results: dict[str, Any], path: Path) -> None:
 
 
 def write_outputs(results: dict[str, Any], out_dir: Path) -> dict[str, Path]:
+    """results.json (without per-question rows), results.md, the chart, and details.jsonl if any."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "results.json", "markdown": out_dir / "results.md",
              "chart": out_dir / CHART_FILE}
-    write_json(paths["json"], results)
+    rows = results.get("details")
+    if rows is not None:
+        paths["details"] = out_dir / "details.jsonl"
+        paths["details"].write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    write_json(paths["json"], {key: value for key, value in results.items() if key != "details"})
     paths["markdown"].write_text(markdown(results), encoding="utf-8")
     bar_chart(results, paths["chart"])
     return paths

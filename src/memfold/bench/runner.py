@@ -32,12 +32,14 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class QuestionOutcome:
+    question_id: str  # "<user_id>#<index>": no question text, so details never copy a dataset
     category: str
     recall_at: dict[int, float]
     recall_at_budget: float
     context_tokens: int
     latency_ms: float
     budget_filled: bool  # False when the ranking ran out before the budget did
+    missed: tuple[str, ...] = ()  # evidence ids not among the sources within the budget
 
 
 @dataclass
@@ -60,11 +62,13 @@ class RunOptions:
         return self.depth if self.depth is not None else max(max(self.ks), 50)
 
 
-def _score(question_evidence: Sequence[str], category: str, items: Sequence[Any], latency_ms: float,
-           options: RunOptions, counter: TokenCounter) -> QuestionOutcome:
+def _score(question_id: str, question_evidence: Sequence[str], category: str, items: Sequence[Any],
+           latency_ms: float, options: RunOptions, counter: TokenCounter) -> QuestionOutcome:
     taken, tokens = within_budget(items, options.budget_tokens, counter)
+    covered = sources_of(taken)
     return QuestionOutcome(
-        category=category,
+        question_id=question_id, category=category,
+        missed=tuple(ev for ev in question_evidence if ev not in covered),
         recall_at={k: recall_at_k(question_evidence, items, k) for k in options.ks},
         recall_at_budget=evidence_recall(question_evidence, sources_of(taken)),
         context_tokens=tokens, latency_ms=latency_ms, budget_filled=len(taken) < len(items))
@@ -81,12 +85,12 @@ def _ingest(system: RecallSystem, conversation: BenchConversation, run: SystemRu
 def _ask_all(system: RecallSystem, conversation: BenchConversation, run: SystemRun,
              options: RunOptions, counter: TokenCounter, progress: Progress | None,
              total: int) -> None:
-    for question in conversation.questions:
+    for index, question in enumerate(conversation.questions):
         started = time.perf_counter()
         items = system.recall(question.question, question.user_id, question.now, options.recall_depth)
         latency_ms = (time.perf_counter() - started) * 1000.0
-        run.outcomes.append(_score(question.evidence, question.category, items, latency_ms,
-                                   options, counter))
+        run.outcomes.append(_score(f"{conversation.user_id}#{index}", question.evidence,
+                                   question.category, items, latency_ms, options, counter))
         if progress:
             progress(f"{run.name} recall", len(run.outcomes), total)
 
@@ -146,10 +150,22 @@ def full_context_tokens(conversation: BenchConversation, counter: TokenCounter) 
     return counter.count("\n".join(turn_text(m) for m in conversation.messages))
 
 
+def details(runs: Mapping[str, SystemRun]) -> list[dict[str, Any]]:
+    """One row per question and system: ids, category, recall, misses (for error analysis)."""
+    return [{"system": name, "question_id": o.question_id, "category": o.category,
+             "recall_at": {str(k): v for k, v in o.recall_at.items()},
+             "recall_at_budget": o.recall_at_budget, "missed_within_budget": list(o.missed),
+             "context_tokens": o.context_tokens, "latency_ms": round(o.latency_ms, 2)}
+            for name, run in runs.items() for o in run.outcomes]
+
+
 def run_benchmark(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *,
                   options: RunOptions | None = None, counter: TokenCounter | None = None,
-                  progress: Progress | None = None) -> dict[str, Any]:
-    """Measure every system on every conversation; returns the results dict (see report.py)."""
+                  progress: Progress | None = None,
+                  keep_details: bool = False) -> dict[str, Any]:
+    """Measure every system on every conversation; returns the results dict (see report.py).
+
+    ``keep_details`` adds per-question rows under "details" (report.py writes them apart)."""
     options = options or RunOptions()
     counter = counter or default_counter()
     runs: dict[str, SystemRun] = {}
@@ -174,4 +190,5 @@ def run_benchmark(dataset: BenchDataset, factories: Mapping[str, SystemFactory],
         "budget_tokens": options.budget_tokens,
         "token_counter": getattr(counter, "name", type(counter).__name__),
         "elapsed_s": round(time.perf_counter() - started, 1),
+        **({"details": details(runs)} if keep_details else {}),
     }
