@@ -17,7 +17,7 @@ from stores_helpers import item, message
 
 import memfold
 from memfold.embed import HashingEmbedder
-from memfold.errors import StoreError, StoreLockedError
+from memfold.errors import StoreCorruptError, StoreError, StoreLockedError
 from memfold.stores import open_stores
 from memfold.stores.lock import WriterLock, holder_pid
 from memfold.stores.sync import sync_index
@@ -136,6 +136,6 @@ def test_read_only_open_of_a_missing_store_fails(tmp_path: Path) -> None:
 
 def test_failed_open_releases_the_lock(tmp_path: Path) -> None:
     (tmp_path / "memfold.duckdb").write_bytes(b"this is not a duckdb file" * 100)
-    with pytest.raises(StoreError):
+    with pytest.raises(StoreCorruptError):
         open_stores(tmp_path)
     assert holder_pid(tmp_path) is None

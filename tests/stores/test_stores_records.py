@@ -138,3 +138,11 @@ def test_scratchpad_refuses_values_that_are_not_json(stores: Stores) -> None:
     with pytest.raises(InvalidInputError):
         stores.scratchpad.put("t1", "bad", object())
     assert stores.scratchpad.get("t1") == {}
+
+
+def test_archive_id_of_another_user_is_refused(stores: Stores) -> None:
+    stores.archive.add([item("shared", "ana's words", user="ana")])
+    with pytest.raises(InvalidInputError):
+        stores.archive.add([item("shared", "bob's words", user="bob")])
+    assert stores.archive.get("ana", ["shared"])[0].key_text == "ana's words"
+    assert stores.archive.count("bob") == 0

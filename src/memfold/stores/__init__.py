@@ -100,12 +100,9 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
     it. A reader takes no lock, but DuckDB cannot open a file another process holds even
     read-only (measured), so with a live writer it fails at once too, naming its PID.
     """
-    from memfold.stores.chroma import ChromaVectorIndex
-    from memfold.stores.duckdb import DuckDBDatabase
-
     directory = Path(directory)
     lock = None
-    if read_only:
+    if read_only:  # checked before the slow imports below, so a refusal is immediate
         pid = holder_pid(directory)
         if pid is not None:
             raise StoreLockedError(str(directory), pid)
@@ -114,6 +111,9 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
     else:
         lock = WriterLock(directory)
     try:
+        from memfold.stores.chroma import ChromaVectorIndex
+        from memfold.stores.duckdb import DuckDBDatabase
+
         db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
         try:
             index = ChromaVectorIndex(directory / CHROMA_DIR)

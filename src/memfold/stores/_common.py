@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memfold.errors import EvidenceRequiredError, InvalidInputError
-from memfold.models import ChangeAction, ProfileChange, ProfileFact, utcnow
+from memfold.models import ArchiveItem, ChangeAction, ProfileChange, ProfileFact, utcnow
 
 
 def merge_sources(old: Iterable[str], new: Iterable[str]) -> list[str]:
@@ -61,3 +61,15 @@ def in_window(when: datetime, start: datetime | None, end: datetime | None) -> b
     if start is not None and when < start:
         return False
     return end is None or when < end
+
+
+def refuse_foreign_ids(items: Sequence[ArchiveItem], owners: dict[str, str]) -> None:
+    """Archive ids are global (they are the vector ids): one user may never replace
+    another user's row by reusing its id."""
+    owners = dict(owners)
+    for item in items:
+        owner = owners.setdefault(item.item_id, item.user_id)
+        if owner != item.user_id:
+            raise InvalidInputError(
+                f"archive item {item.item_id!r} already belongs to another user",
+                hint="archive item ids must be unique across users (include the user id)")

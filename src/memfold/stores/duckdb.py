@@ -50,6 +50,7 @@ from memfold.stores._common import (
     as_utc,
     merge_sources,
     new_change,
+    refuse_foreign_ids,
     require_evidence,
     to_json,
 )
@@ -114,7 +115,8 @@ def translate(exc: duckdb.Error, path: str) -> StoreError:
                                   hint="retry the operation")
     if isinstance(exc, duckdb.ConnectionException) and "closed" in text.lower():
         return StoreClosedError(f"the store {path} was used after close()")
-    if isinstance(exc, duckdb.SerializationException | duckdb.FatalException):
+    if isinstance(exc, duckdb.SerializationException | duckdb.FatalException) or (
+            isinstance(exc, duckdb.IOException) and "not a valid DuckDB database" in text):
         return StoreCorruptError(f"cannot read {path}: {text}")
     return StoreError(f"DuckDB failed on {path}: {text}")
 
@@ -747,6 +749,10 @@ class DuckDBArchiveLog:
         if not items:
             return
         with self.db.transaction():
+            owners = self.db.fetchall(
+                "SELECT item_id, user_id FROM archive WHERE list_contains(?, item_id)",
+                [[i.item_id for i in items]])
+            refuse_foreign_ids(items, dict(owners))
             first = self.db.next_seq("archive", len(items))
             self.db.executemany(
                 f"INSERT OR REPLACE INTO archive ({_ITEM_COLS}, seq, indexed) "

@@ -40,6 +40,7 @@ from memfold.stores._common import (
     merge_sources,
     new_change,
     overlaps,
+    refuse_foreign_ids,
     require_evidence,
     to_json,
 )
@@ -395,6 +396,8 @@ class InMemoryArchiveLog:
     def add(self, items: Sequence[ArchiveItem]) -> None:
         with self.db.transaction():
             rows = self.db.table("archive")
+            refuse_foreign_ids(items, {i.item_id: rows[i.item_id][1].user_id
+                                       for i in items if i.item_id in rows})
             for item in items:
                 rows[item.item_id] = (self.db.next_seq(), item, False)
 

@@ -1,0 +1,89 @@
+"""sync_index / rebuild_index on both bundles (in-memory and DuckDB + Chroma)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stores_helpers import item
+
+from memfold.embed import HashingEmbedder
+from memfold.stores import Stores, duckdb_stores
+from memfold.stores.chroma import ChromaVectorIndex
+from memfold.stores.duckdb import DuckDBDatabase
+from memfold.stores.sync import rebuild_index, sync_index
+
+
+class CountingEmbedder:
+    """HashingEmbedder that records how many texts it embedded."""
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+@pytest.fixture(params=["memory", "duckdb+chroma"])
+def bundle(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
+    if request.param == "memory":
+        stores = Stores.in_memory()
+    else:
+        stores = duckdb_stores(DuckDBDatabase(tmp_path / "memfold.duckdb"),
+                               ChromaVectorIndex(tmp_path / "chroma"))
+    yield stores
+    stores.close()
+
+
+def test_sync_indexes_pending_rows_in_batches(bundle: Stores) -> None:
+    embedder = CountingEmbedder()
+    bundle.archive.add([item(f"a{n}", f"note number {n}") for n in range(25)])
+    report = sync_index(bundle, embedder, batch_size=10)
+    assert report.indexed == 25 and embedder.texts == 25
+    assert bundle.index.ids() == bundle.archive.all_ids() and bundle.archive.count_unindexed() == 0
+    top = bundle.index.query("ana", embedder.embed(["note number 7"])[0], k=1)
+    assert top[0][0] == "a7"
+
+
+def test_sync_with_nothing_pending_embeds_nothing(bundle: Stores) -> None:
+    embedder = CountingEmbedder()
+    bundle.archive.add([item("a1")])
+    sync_index(bundle, embedder)
+    embedder.texts = 0
+    report = sync_index(bundle, embedder)
+    assert report.indexed == 0 and report.orphans_deleted == 0 and embedder.texts == 0
+
+
+def test_sync_deletes_orphan_vectors(bundle: Stores) -> None:
+    embedder = CountingEmbedder()
+    bundle.archive.add([item("a1", sources=("m1",)), item("a2", sources=("m2",))])
+    sync_index(bundle, embedder)
+    bundle.archive.delete_by_source("ana", ["m1"])  # a crash before index.delete leaves a1
+    report = sync_index(bundle, embedder)
+    assert report.orphans_deleted == 1 and bundle.index.ids() == {"a2"}
+
+
+def test_sync_reports_vectors_lost_from_the_index(bundle: Stores) -> None:
+    embedder = CountingEmbedder()
+    bundle.archive.add([item("a1"), item("a2")])
+    sync_index(bundle, embedder)
+    bundle.index.delete(["a2"])
+    assert sync_index(bundle, embedder).missing == 1
+    report = rebuild_index(bundle, embedder)
+    assert report.indexed == 2 and bundle.index.ids() == {"a1", "a2"}
+
+
+def test_rebuild_reembeds_everything(bundle: Stores) -> None:
+    embedder = CountingEmbedder()
+    bundle.archive.add([item("a1"), item("a2", user="bob")])
+    sync_index(bundle, embedder)
+    bundle.index.upsert([item("stray")], embedder.embed(["stray"]))
+    embedder.texts = 0
+    report = rebuild_index(bundle, embedder)
+    assert report.indexed == 2 and embedder.texts == 2
+    assert bundle.index.ids() == {"a1", "a2"}
