@@ -80,6 +80,7 @@ class FoldOutcome(BaseModel):
     distilled: list[Episode] = Field(default_factory=list)  # episodes that left L2 for L3
     semantic_changed: bool = False
     folded_out: list[Message] = Field(default_factory=list)  # raw turns that left L1
+    fold_ranges: list[tuple[int, int]] = Field(default_factory=list)  # turn range of each fold
     archive: list[ArchiveItem] = Field(default_factory=list)  # distilled episodes, evicted L3 items
     folds: int = 0
     distils: int = 0

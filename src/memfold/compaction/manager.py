@@ -47,6 +47,7 @@ class _Run:
     created: list[Episode] = field(default_factory=list)
     distilled: list[Episode] = field(default_factory=list)
     folded_out: list[Message] = field(default_factory=list)
+    fold_ranges: list[tuple[int, int]] = field(default_factory=list)
     archive: list[ArchiveItem] = field(default_factory=list)
     folds: int = 0
     distils: int = 0
@@ -66,7 +67,7 @@ class _Run:
         return FoldOutcome(
             state=new_state, episodes=self.created,
             distilled=self.distilled, semantic_changed=self.semantic != self.state.semantic,
-            folded_out=self.folded_out, archive=self.archive, folds=self.folds,
+            folded_out=self.folded_out, fold_ranges=self.fold_ranges, archive=self.archive, folds=self.folds,
             distils=self.distils)
 
 
@@ -129,7 +130,7 @@ class ConversationManager:
         s = self.settings
         while len(run.working) > 1 and (len(run.working) > s.l1_max_turns
                                         or self.l1_tokens(run.working) > s.l1_token_budget):
-            run.folded_out.append(run.working.pop(0))
+            self._fold(run, 1)
 
     def _fold_count(self, working: list[Message]) -> int:
         """Oldest half by turns (spec) or, on the token trigger, oldest half by tokens."""
@@ -154,13 +155,14 @@ class ConversationManager:
 
     # ---- folding ---------------------------------------------------------------------
     def _fold(self, run: _Run, count: int) -> None:
+        start = run.total - len(run.working)
+        run.fold_ranges.append((start, start + count - 1))
         if self.settings.strategy == "truncate":
             run.folded_out.extend(run.working[:count])
             run.working = run.working[count:]
             run.folds += 1
             return
         turns = run.working[:count]
-        start = run.total - len(run.working)
         episode = self.compactor.compact_episode(
             turns, episode_id=run.next_episode_id, turn_range=(start, start + count - 1),
             user_id=run.state.user_id)

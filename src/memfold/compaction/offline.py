@@ -18,6 +18,8 @@ Selecting sentences for an episode (budget = ``target_ratio`` x the folded turns
 from __future__ import annotations
 
 import math
+from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime
 from dataclasses import dataclass, field
 
@@ -62,15 +64,15 @@ class OfflineCompactor:
     def compact_episode(self, turns: list[Message], *, episode_id: int,
                         turn_range: tuple[int, int], user_id: str) -> Episode:
         candidates = self.candidates(turns)
-        kept = self.select(candidates, budget=self._budget(turns))
+        open_ones = _open_questions(candidates)
+        kept = self.select(candidates, budget=self._budget(turns), must_keep=open_ones)
         notes = [self._note(c) for c in kept]
-        texts = [c.text for c in candidates]
         return Episode(
             episode_id=episode_id, user_id=user_id, turn_range=turn_range,
             summary=_summary(notes), notes=notes,
             decisions=[_decision(c) for c in kept if scoring.is_decision(c.signals)],
             eliminated=[_eliminated(c) for c in kept if scoring.is_eliminated(c.signals)],
-            open_questions=_open_questions(kept, texts),
+            open_questions=[c.text for c in open_ones],
             tool_results=_tool_results(kept),
             sources=_ordered_sources(kept),
             started_at=turns[0].ts if turns else None,
@@ -100,15 +102,19 @@ class OfflineCompactor:
                          tokens=max(1, self.counter.count(text)),
                          facts=frozenset(t.key_facts(sentence, names)), sources=[turn.msg_id])
 
-    def select(self, candidates: list[Candidate], *, budget: int) -> list[Candidate]:
-        """Pinned sentences always; then budgeted greedy coverage; chronological order out."""
-        pinned = [c for c in candidates if c.importance >= self.settings.pin_threshold]
+    def select(self, candidates: list[Candidate], *, budget: int,
+               must_keep: Sequence[Candidate] = ()) -> list[Candidate]:
+        """Pinned sentences and ``must_keep`` always; then budgeted greedy coverage."""
+        forced = {id(c) for c in must_keep}
+        pinned = [c for c in candidates
+                  if c.importance >= self.settings.pin_threshold or id(c) in forced]
         kept = list(pinned)
         # every note carries its speaker's name as a prefix: speaker names are never "new"
         covered = {speaker_label(c.message).lower() for c in candidates}
         covered = covered.union(*(c.facts for c in pinned))
         remaining = budget - sum(c.tokens for c in pinned)
-        pool = [c for c in candidates if c.importance < self.settings.pin_threshold]
+        chosen = {id(c) for c in pinned}
+        pool = [c for c in candidates if id(c) not in chosen]
         while pool:
             best = max(pool, key=lambda c: (_gain(c, covered) / math.sqrt(c.tokens), -c.position))
             pool.remove(best)
@@ -138,33 +144,72 @@ class OfflineCompactor:
         return sem
 
     def _distil_one(self, episode: Episode, sem: SemanticMemory, after: list[str]) -> SemanticMemory:
-        dup = self.settings.duplicate_jaccard
-        decisions, eliminated = list(sem.decisions), list(sem.eliminated_approaches)
+        draft = _L3Draft.start(sem, self.settings)
         for decision in episode.decisions:
-            decisions = merge.merge_decision(decisions, decision, dup)
+            draft.decisions = merge.merge_decision(draft.decisions, decision, draft.dup)
         for item in episode.eliminated:
-            eliminated = merge.merge_eliminated(eliminated, item, dup)
-        facts, patterns, history = list(sem.facts), list(sem.patterns), list(sem.history)
-        questions = list(sem.open_questions)
+            draft.eliminated = merge.merge_eliminated(draft.eliminated, item, draft.dup)
         structured = _structured_texts(episode)
         for note in episode_notes(episode):
-            pinned = note.importance >= self.settings.pin_threshold
             if note.text in episode.open_questions:
-                if not merge.resolved(note.text, after):
-                    questions, history = merge.merge_note(questions, history, note, dup)
-                elif pinned:
-                    history.append(note)  # answered, but pinned notes are never dropped
-            elif _contains_any(note.text, structured) and not pinned:
-                continue  # carried by decisions / eliminated above
-            elif not pinned and note.importance < self.settings.distil_min_importance:
-                continue  # not durable: stays reachable through the archived episode
-            elif _is_pattern(note.text):
-                patterns, history = merge.merge_note(patterns, history, note, dup)
-            else:
-                facts, history = merge.merge_note(facts, history, note, dup)
+                draft.add_question(note, answered=merge.resolved(note.text, after))
+            elif not _contains_any(note.text, structured) or draft.pinned(note):
+                draft.add_note(note)
+        return draft.finish(sem, episode)
+
+
+@dataclass(slots=True)
+class _L3Draft:
+    """L3 under construction during one distil step (merging rules in ``merge.py``)."""
+
+    settings: FoldSettings
+    facts: list[Note]
+    patterns: list[Note]
+    questions: list[Note]
+    history: list[Note]
+    decisions: list[Decision]
+    eliminated: list[Eliminated]
+    covered: set[str]  # key facts L3 already carries
+
+    @classmethod
+    def start(cls, sem: SemanticMemory, settings: FoldSettings) -> _L3Draft:
+        texts = [n.text for n in sem.facts + sem.patterns] + [d.decision for d in sem.decisions]
+        return cls(settings, list(sem.facts), list(sem.patterns), list(sem.open_questions),
+                   list(sem.history), list(sem.decisions), list(sem.eliminated_approaches),
+                   set().union(*(t.key_facts(x) for x in texts)) if texts else set())
+
+    @property
+    def dup(self) -> float:
+        return self.settings.duplicate_jaccard
+
+    def pinned(self, note: Note) -> bool:
+        return note.importance >= self.settings.pin_threshold
+
+    def add_question(self, note: Note, *, answered: bool) -> None:
+        if not answered:
+            self.questions, self.history = merge.merge_note(self.questions, self.history, note,
+                                                            self.dup)
+        elif self.pinned(note):
+            self.history.append(note)  # answered, but pinned notes are never dropped
+
+    def add_note(self, note: Note) -> None:
+        """Durable notes (pinned, important, or carrying a key fact L3 lacks) are merged in."""
+        new_facts = t.key_facts(note.text) - self.covered
+        durable = note.importance >= self.settings.distil_min_importance
+        if not (self.pinned(note) or durable or new_facts):
+            return  # stays reachable through the archived episode
+        self.covered |= new_facts
+        if _is_pattern(note.text):
+            self.patterns, self.history = merge.merge_note(self.patterns, self.history, note,
+                                                           self.dup)
+        else:
+            self.facts, self.history = merge.merge_note(self.facts, self.history, note, self.dup)
+
+    def finish(self, sem: SemanticMemory, episode: Episode) -> SemanticMemory:
         return sem.model_copy(update={
-            "facts": facts, "decisions": decisions, "eliminated_approaches": eliminated,
-            "patterns": patterns, "open_questions": questions, "history": history,
+            "facts": self.facts, "decisions": self.decisions,
+            "eliminated_approaches": self.eliminated, "patterns": self.patterns,
+            "open_questions": self.questions, "history": self.history,
             "updated_at": _latest_time(sem, episode)})
 
 
@@ -176,11 +221,21 @@ def speaker_label(turn: Message) -> str:
 
 
 def known_names(turns: list[Message]) -> frozenset[str]:
-    """Speaker names plus words capitalised mid-sentence anywhere in the turns (lower-cased)."""
-    names = {turn.speaker.lower() for turn in turns}
+    """Speaker names plus words capitalised mid-sentence more often than written in lower case.
+
+    The frequency test keeps "Sounds" (capitalised after a quote, lower case elsewhere) out
+    while "Paris" or "LGBTQ" stay in; known names then also count at a sentence start.
+    """
+    capitalised: dict[str, int] = defaultdict(int)
+    lower_case: dict[str, int] = defaultdict(int)
     for turn in turns:
-        names |= {n.lower() for n in t.proper_nouns(turn.text)}
-    return frozenset(names)
+        for name in t.proper_nouns(turn.text):
+            capitalised[name.lower()] += 1
+        for word in t.words(turn.text):
+            if word.islower():
+                lower_case[word] += 1
+    names = {w for w, n in capitalised.items() if n > lower_case.get(w, 0)}
+    return frozenset(names | {turn.speaker.lower() for turn in turns})
 
 
 def _gain(candidate: Candidate, covered: set[str]) -> float:
@@ -232,17 +287,30 @@ def _eliminated(c: Candidate) -> Eliminated:
                       sources=list(c.sources))
 
 
-def _open_questions(kept: list[Candidate], texts: list[str]) -> list[str]:
-    """Kept questions that no later turn by someone else answers (at most 3, most important)."""
-    open_ones: list[Candidate] = []
-    for cand in kept:
-        if not cand.signals.question or cand.signals.content_words < 2:
-            continue
-        later = texts[texts.index(cand.text) + 1:]
-        if not merge.resolved(cand.text, later):
-            open_ones.append(cand)
+def _open_questions(candidates: list[Candidate]) -> list[Candidate]:
+    """Questions no later turn answers (PRESERVE: open questions / TODOs).
+
+    Answered means: the next turn by someone else makes a statement (not only questions,
+    >= 2 content words), or a later turn by someone else shares the question's content
+    words (``merge.answers``). At most three per episode, the most important, in order;
+    the selection keeps them whatever the budget.
+    """
+    texts = [c.text for c in candidates]
+    open_ones = [c for i, c in enumerate(candidates)
+                 if c.signals.question and c.signals.content_words >= 2
+                 and not _replied(c, candidates[i + 1:])
+                 and not merge.resolved(c.text, texts[i + 1:])]
     open_ones.sort(key=lambda c: (-c.importance, c.position))
-    return [c.text for c in sorted(open_ones[:_MAX_OPEN_QUESTIONS], key=lambda c: c.position)]
+    return sorted(open_ones[:_MAX_OPEN_QUESTIONS], key=lambda c: c.position)
+
+
+def _replied(question: Candidate, later: list[Candidate]) -> bool:
+    reply = next((c.message for c in later if c.message.speaker != question.message.speaker
+                  and c.message.role in ("user", "assistant")), None)
+    if reply is None:
+        return False
+    statements = [s.text for s in t.split_sentences(reply.text) if not s.text.endswith("?")]
+    return len(t.content_tokens(" ".join(statements))) >= 2
 
 
 def _tool_results(kept: list[Candidate]) -> dict[str, str]:

@@ -99,12 +99,14 @@ def score_signals(s: Signals) -> float:
 
 
 def _high_signal_count(s: Signals) -> int:
-    """Spec HIGH criteria: specific numbers/dates, decision + rationale, constraints, errors."""
+    """Spec HIGH criteria: specific numbers/dates, decision + rationale, constraints, errors
+    (and an approach ruled out with its reason)."""
     substantive = s.content_words >= 3
     return sum((
         s.numbers > 0 and substantive,
         s.dates > 0 and substantive,
         s.decision and s.reason and substantive,
+        s.eliminated and s.reason and substantive,  # ruled out, with why: prevents re-trying
         s.constraint and substantive and not s.question,
         s.error and substantive,
     ))

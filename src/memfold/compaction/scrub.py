@@ -28,7 +28,10 @@ def scrub_sources(state: FoldState, msg_ids: set[str]) -> tuple[FoldState, int]:
             episodes.append(kept)
     semantic, dropped = _scrub_semantic(state.semantic, msg_ids)
     removed += dropped
-    scrubbed = state.model_copy(update={"working": working, "episodes": episodes, "semantic": semantic})
+    summary, dropped = _scrub_summary(state.summary, msg_ids)
+    removed += dropped
+    scrubbed = state.model_copy(update={"working": working, "episodes": episodes,
+                                        "semantic": semantic, "summary": summary})
     return scrubbed, removed
 
 
@@ -62,3 +65,11 @@ def _scrub_semantic(semantic: SemanticMemory, msg_ids: set[str]) -> tuple[Semant
         update[name] = kept
         removed += dropped
     return semantic.model_copy(update=update), removed
+
+
+def _scrub_summary(summary: str, msg_ids: set[str]) -> tuple[str, int]:
+    """The `summarize` strategy's rolling summary without lines citing ``msg_ids``."""
+    from memfold.compaction.manager import format_summary, parse_summary
+
+    notes, dropped = _keep(parse_summary(summary), msg_ids)
+    return (format_summary(notes) if dropped else summary), dropped
