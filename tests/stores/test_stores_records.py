@@ -146,3 +146,20 @@ def test_archive_id_of_another_user_is_refused(stores: Stores) -> None:
         stores.archive.add([item("shared", "bob's words", user="bob")])
     assert stores.archive.get("ana", ["shared"])[0].key_text == "ana's words"
     assert stores.archive.count("bob") == 0
+
+
+def test_repeated_ids_inside_one_batch_keep_the_last(stores: Stores) -> None:
+    stores.events.append([event("e1", "first"), event("e1", "last")])
+    stores.documents.add([chunk("c1", index=0), chunk("c1", index=5)])
+    stores.archive.add([item("a1", "first"), item("a1", "last")])
+    assert [e.text for e in stores.events.range("ana")] == ["last"]
+    assert [c.index for c in stores.documents.list("ana")] == [5]
+    assert [i.key_text for i in stores.archive.list("ana")] == ["last"]
+
+
+def test_large_batches_round_trip(stores: Stores) -> None:
+    items = [item(f"a{n}", f"words {n}", sources=(f"m{n}", "shared"), days=None if n % 2 else n)
+             for n in range(1500)]
+    stores.archive.add(items)
+    assert stores.archive.list("ana") == items
+    assert len(stores.archive.delete_by_source("ana", ["shared"])) == 1500
