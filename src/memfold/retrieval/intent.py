@@ -1,0 +1,154 @@
+"""Query intent: which store a question is for (the question chooses the store).
+
+Three intents, after the spec's read path: ``fact`` (a stable attribute -> profile KV),
+``temporal`` (what happened when -> event log, archive rows in a time range) and
+``semantic`` (find something relevant -> vector archive). A query can carry several,
+with weights that sum to 1; recall queries every store whose weight is worth it.
+
+The default classifier is offline: regular-expression cues scored per intent, plus the
+time range the query names, resolved against ``now`` with
+:func:`memfold.timeexpr.resolve_query_range` (the same resolver ingest uses, so "last
+week" means the same thing on both sides). An LLM variant asks the Anthropic backend
+for the weights and falls back to the heuristics on any backend error.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memfold.errors import BackendError
+from memfold.llm.base import JsonCompleter
+from memfold.models import utcnow
+from memfold.timeexpr import resolve_query_range
+
+Intent = Literal["fact", "temporal", "semantic"]
+INTENTS: tuple[Intent, ...] = ("fact", "temporal", "semantic")
+
+
+class QueryIntent(BaseModel):
+    """Weights per intent (summing to 1) and the time range the query names, if any."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weights: dict[str, float] = Field(default_factory=dict)
+    time_range: tuple[datetime, datetime] | None = None
+    classifier: str = "heuristic"
+
+    @property
+    def primary(self) -> Intent:
+        return max(INTENTS, key=lambda name: (self.weights.get(name, 0.0), name == "semantic"))
+
+    def weight(self, name: Intent) -> float:
+        return self.weights.get(name, 0.0)
+
+
+@runtime_checkable
+class IntentClassifier(Protocol):
+    name: str
+
+    def classify(self, query: str, now: datetime | None = None) -> QueryIntent: ...
+
+
+def _cues(*patterns: str) -> list[re.Pattern[str]]:
+    return [re.compile(p, re.IGNORECASE) for p in patterns]
+
+
+# Each cue that matches adds its weight to its intent. Cues describe question *forms*
+# (what is asked), never topics.
+_TEMPORAL = _cues(
+    r"\bwhen\b", r"\bwhat (?:time|date|day|year|month)\b", r"\bhow long ago\b",
+    r"\b(?:how long|since when)\b", r"\bwhat happened\b", r"\bhappen(?:ed|ing)?\b",
+    r"\b(?:timeline|chronolog\w*|history of)\b", r"\b(?:first|last) time\b",
+    r"\bwhat did (?:i|we|you|\w+) (?:do|say|talk about|discuss|decide|eat|buy|watch|read)\b",
+    r"\b(?:before|after|during) (?:the|my|our|his|her|their)\b", r"\bhow many times\b",
+    r"\brecent(?:ly)?\b|\blately\b", r"\bago\b", r"\b(?:yesterday|today|tonight|this morning)\b",
+)
+_FACT = _cues(
+    r"\bwhat(?:'s| is| are) (?:my|your|his|her|their|our|\w+'s)\b",
+    r"\bwho (?:is|are) (?:my|his|her|their|our|\w+'s)\b",
+    r"\bwhere (?:do|does|did) (?:i|he|she|they|\w+) (?:live|work|study|come from|grow up)\b",
+    r"\b(?:my|his|her|their|\w+'s) (?:name|age|birthday|job|role|title|email|phone|address|"
+    r"partner|wife|husband|spouse|kids?|children|pets?|dog|cat|hometown|city|country|"
+    r"employer|company|school|major|diet|allerg\w*|favou?rite \w+|preferences?)\b",
+    r"\b(?:do|does|am|is|are) (?:i|he|she|they|\w+) (?:have|own|like|prefer|allergic|vegetarian|"
+    r"vegan|married|single)\b",
+    r"\bhow old\b", r"\bfavou?rite\b", r"\bprefer(?:ence|s)?\b", r"\ballergic\b",
+    r"\bwhat (?:kind|type|sort) of \w+ (?:do|does) (?:i|he|she|they|\w+) (?:like|prefer|use|drive|have)\b",
+    r"\b(?:remind me|tell me) (?:my|of my)\b", r"\bwhat do (?:i|you) know about (?:me|him|her)\b",
+)
+_SEMANTIC = _cues(
+    r"\b(?:find|search|look up|pull up|show me)\b", r"\b(?:about|regarding|related to|on the topic)\b",
+    r"\b(?:ideas?|advice|tips|thoughts|opinions?|notes?|recommend\w*|suggest\w*)\b",
+    r"\bwhy\b", r"\bhow (?:do|does|did|can|could|should|would)\b", r"\bexplain\b",
+    r"\bwhat did (?:i|we|you) (?:say|write|mention|think) about\b", r"\bpassage|paragraph|article\b",
+    r"\bwhat (?:kind|sort|type)s? of\b", r"\b(?:likely|would|might)\b",
+)
+_WEIGHTS: dict[Intent, float] = {"fact": 1.0, "temporal": 1.0, "semantic": 0.8}
+_PRIOR: dict[Intent, float] = {"fact": 0.0, "temporal": 0.0, "semantic": 0.5}
+RANGE_BONUS = 2.0  # a resolvable time range is the strongest temporal cue
+
+
+class HeuristicIntentClassifier:
+    """Offline cues + time-range resolution; deterministic and fast."""
+
+    name = "heuristic"
+
+    def classify(self, query: str, now: datetime | None = None) -> QueryIntent:
+        now = now or utcnow()
+        time_range = resolve_query_range(query, now)
+        scores = dict(_PRIOR)
+        for intent, cues in (("fact", _FACT), ("temporal", _TEMPORAL), ("semantic", _SEMANTIC)):
+            scores[intent] += _WEIGHTS[intent] * sum(1 for cue in cues if cue.search(query))
+        if time_range is not None:
+            scores["temporal"] += RANGE_BONUS
+        return QueryIntent(weights=normalise(scores), time_range=time_range, classifier=self.name)
+
+
+def normalise(scores: dict[Intent, float] | dict[str, float]) -> dict[str, float]:
+    clean = {name: max(0.0, float(scores.get(name, 0.0))) for name in INTENTS}
+    total = sum(clean.values())
+    if total <= 0:
+        return {"fact": 0.0, "temporal": 0.0, "semantic": 1.0}
+    return {name: round(value / total, 4) for name, value in clean.items()}
+
+
+class IntentWeights(BaseModel):
+    """The JSON the LLM classifier asks for."""
+
+    fact: float = Field(default=0.0, ge=0.0, le=1.0)
+    temporal: float = Field(default=0.0, ge=0.0, le=1.0)
+    semantic: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
+INTENT_PROMPT = """You classify a question put to a personal memory store.
+Intents: "fact" (a stable attribute of a person: name, job, home, preference, relation),
+"temporal" (what happened at or around a time, or when something happened),
+"semantic" (find relevant past content by topic). A question may mix intents.
+Answer only JSON: {"fact": w, "temporal": w, "semantic": w} with weights from 0 to 1."""
+
+
+class LLMIntentClassifier:
+    """Weights from the LLM (any ``JsonCompleter``, e.g. AnthropicBackend); the time range
+    still comes from the local resolver; the heuristics answer when the backend fails."""
+
+    name = "llm"
+
+    def __init__(self, backend: JsonCompleter, fallback: IntentClassifier | None = None) -> None:
+        self.backend = backend
+        self.fallback = fallback or HeuristicIntentClassifier()
+
+    def classify(self, query: str, now: datetime | None = None) -> QueryIntent:
+        now = now or utcnow()
+        heuristic = self.fallback.classify(query, now)
+        try:
+            answer = self.backend.complete_json(
+                INTENT_PROMPT, query, IntentWeights,
+                fallback=lambda: IntentWeights(**heuristic.weights))
+        except BackendError:
+            return heuristic
+        return QueryIntent(weights=normalise(answer.model_dump()), time_range=heuristic.time_range,
+                           classifier=self.name)

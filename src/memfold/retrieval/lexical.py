@@ -1,0 +1,239 @@
+"""Per-user BM25 over the archive rows, with the window key derived at index time.
+
+bm25s builds a static sparse matrix; memfold's archive grows one turn at a time, so this
+module keeps its own append-only inverted index (postings as growing arrays) and scores
+with the same Okapi BM25 formula (Lucene idf), using bm25s' English stopwords plus a
+general English function-word list and the PyStemmer English stemmer.
+
+Two rankings come out of one index:
+
+* ``own``: each row scored on its own key (its words plus its speaker/subject name);
+* ``window``: each message row scored as if its key were the row plus the message rows
+  just before and after it (same conversation: no more than ``window_gap`` apart). The
+  window document is never stored: its term frequencies are the sums of the neighbours'
+  postings, computed per query term, so a new turn only links itself to its
+  predecessor instead of rewriting (and re-embedding) the predecessor's row.
+
+The index is built lazily per user from the ArchiveLog and cached. ``extend`` appends the
+rows a commit added (the fast path); a row count that no longer matches the cache (a
+delete, another process) rebuilds the user's index on the next search.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+from memfold.models import ArchiveItem
+from memfold.stores.base import ArchiveLog
+
+# General English function words (question words, auxiliaries, pronouns): they carry no
+# topic, and a question is full of them.
+FUNCTION_WORDS = frozenset("""
+about above after again against all am any because been before being below between both can
+could did do does doing down during each few from further had has have having he her here hers
+herself him himself his how i its itself just me more most my myself nor now off once only other
+our ours ourselves out over own same she should so some than that's them themselves those
+through too under until up very we were what when where which while who whom why would you your
+yours yourself yourselves s t d ll m re ve don didn doesn isn wasn aren weren hasn haven hadn
+""".split()) | frozenset(STOPWORDS_EN)
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+WINDOW_KINDS = frozenset({"message", "document"})
+K1 = 1.2
+B = 0.75
+
+
+class Analyzer:
+    """Text -> stemmed content tokens (thread-safe: PyStemmer objects are not)."""
+
+    def __init__(self) -> None:
+        self._stemmer = Stemmer.Stemmer("english")
+        self._lock = threading.Lock()
+
+    def tokens(self, text: str) -> list[str]:
+        words = [w for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS]
+        with self._lock:
+            return self._stemmer.stemWords(words)
+
+
+@dataclass
+class _Postings:
+    docs: array = field(default_factory=lambda: array("i"))
+    tfs: array = field(default_factory=lambda: array("f"))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.frombuffer(self.docs, dtype=np.int32), np.frombuffer(self.tfs, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class LexicalHits:
+    """Two rankings of one query: (item_id, score), best first."""
+
+    own: list[tuple[str, float]]
+    window: list[tuple[str, float]]
+
+
+class UserIndex:
+    """The append-only BM25 index of one user's archive rows."""
+
+    def __init__(self, analyzer: Analyzer, window_gap: timedelta) -> None:
+        self.analyzer = analyzer
+        self.window_gap = window_gap
+        self.item_ids: list[str] = []
+        self.positions: dict[str, int] = {}
+        self.lengths = array("f")
+        self.prev = array("i")
+        self.next = array("i")
+        self.postings: dict[str, _Postings] = {}
+        self.subjects: set[str] = set()
+        self._last_message: tuple[int, datetime | None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.item_ids)
+
+    def add(self, item: ArchiveItem) -> None:
+        doc = len(self.item_ids)
+        self.item_ids.append(item.item_id)
+        self.positions[item.item_id] = doc
+        tokens = self.analyzer.tokens(lexical_key(item))
+        self.lengths.append(float(len(tokens)))
+        if item.subject:
+            self.subjects.add(item.subject.lower())
+        for term, tf in Counter(tokens).items():
+            postings = self.postings.setdefault(term, _Postings())
+            postings.docs.append(doc)
+            postings.tfs.append(float(tf))
+        self._link(doc, item)
+
+    def _link(self, doc: int, item: ArchiveItem) -> None:
+        self.prev.append(-1)
+        self.next.append(-1)
+        if item.kind not in WINDOW_KINDS:
+            return
+        last = self._last_message
+        if last is not None and _close(last[1], item.occurred_at, self.window_gap):
+            self.prev[doc] = last[0]
+            self.next[last[0]] = doc
+        self._last_message = (doc, item.occurred_at)
+
+    def search(self, query: str, k: int) -> LexicalHits:
+        terms = [t for t in dict.fromkeys(self.analyzer.tokens(query)) if t in self.postings]
+        if not terms or not self.item_ids:
+            return LexicalHits([], [])
+        n = len(self.item_ids)
+        lengths = np.frombuffer(self.lengths, dtype=np.float32)
+        prev = np.frombuffer(self.prev, dtype=np.int32)
+        nxt = np.frombuffer(self.next, dtype=np.int32)
+        window_lengths = lengths + _gather(lengths, prev) + _gather(lengths, nxt)
+        own_avg = float(lengths.mean()) or 1.0
+        window_avg = float(window_lengths.mean()) or 1.0
+        own = np.zeros(n, dtype=np.float32)
+        window = np.zeros(n, dtype=np.float32)
+        for term in terms:
+            docs, tfs = self.postings[term].arrays()
+            _accumulate(own, docs, tfs, lengths, own_avg, n)
+            wdocs = np.concatenate([docs, nxt[docs], prev[docs]])
+            wtfs = np.concatenate([tfs, tfs, tfs])
+            keep = wdocs >= 0
+            _accumulate(window, wdocs[keep], wtfs[keep], window_lengths, window_avg, n)
+        return LexicalHits(self._top(own, k), self._top(window, k))
+
+    def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        hits = np.flatnonzero(scores > 0)
+        if len(hits) > k:
+            hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
+        hits = hits[np.argsort(-scores[hits], kind="stable")]
+        return [(self.item_ids[i], float(scores[i])) for i in hits]
+
+
+def _gather(values: np.ndarray, links: np.ndarray) -> np.ndarray:
+    """values[links], with 0 where a link is -1 (no neighbour)."""
+    return np.where(links >= 0, values[np.maximum(links, 0)], 0.0).astype(np.float32)
+
+
+def _accumulate(scores: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray,
+                avg: float, n: int) -> None:
+    """Add one term's BM25 contribution; a doc may appear several times (window sums)."""
+    if len(docs) == 0:
+        return
+    unique, inverse = np.unique(docs, return_inverse=True)
+    tf = np.bincount(inverse, weights=tfs).astype(np.float32)
+    idf = np.log1p((n - len(unique) + 0.5) / (len(unique) + 0.5))
+    norm = K1 * (1 - B + B * lengths[unique] / avg)
+    scores[unique] += idf * tf * (K1 + 1) / (tf + norm)
+
+
+def _close(before: datetime | None, after: datetime | None, gap: timedelta) -> bool:
+    if before is None or after is None:
+        return True
+    return abs(after - before) <= gap
+
+
+def lexical_key(item: ArchiveItem) -> str:
+    """What BM25 reads: the row's key plus who it is about (speaker-aware matching)."""
+    return f"{item.subject} {item.key_text}" if item.subject else item.key_text
+
+
+class LexicalIndex:
+    """The BM25 indexes of every user seen, built on first search and kept current."""
+
+    def __init__(self, archive: ArchiveLog, *, window_gap: timedelta = timedelta(hours=2),
+                 analyzer: Analyzer | None = None) -> None:
+        self.archive = archive
+        self.window_gap = window_gap
+        self.analyzer = analyzer or Analyzer()
+        self._users: dict[str, UserIndex] = {}
+        self._lock = threading.RLock()
+
+    def search(self, user_id: str, query: str, k: int) -> LexicalHits:
+        with self._lock:
+            index = self._current(user_id)
+            return index.search(query, k)
+
+    def subjects(self, user_id: str) -> set[str]:
+        """Lower-cased speakers/subjects of the user's rows (who the memory is about)."""
+        with self._lock:
+            return set(self._current(user_id).subjects)
+
+    def extend(self, items: Iterable[ArchiveItem]) -> None:
+        """Append rows just committed; a replaced row (same item_id) drops the cache instead."""
+        with self._lock:
+            for item in items:
+                index = self._users.get(item.user_id)
+                if index is None:
+                    continue  # built from the archive on first search
+                if item.item_id in index.positions:
+                    self._users.pop(item.user_id, None)
+                else:
+                    index.add(item)
+
+    def invalidate(self, user_id: str | None = None) -> None:
+        with self._lock:
+            if user_id is None:
+                self._users.clear()
+            else:
+                self._users.pop(user_id, None)
+
+    def _current(self, user_id: str) -> UserIndex:
+        index = self._users.get(user_id)
+        if index is None or len(index) != self.archive.count(user_id):
+            index = self.build(user_id, self.archive.list(user_id))
+            self._users[user_id] = index
+        return index
+
+    def build(self, user_id: str, items: Sequence[ArchiveItem]) -> UserIndex:
+        index = UserIndex(self.analyzer, self.window_gap)
+        for item in items:
+            if item.user_id == user_id:
+                index.add(item)
+        return index
