@@ -1,0 +1,147 @@
+"""Routing benchmark: per-class precision / recall / F1 of the offline backend.
+
+    PYTHONPATH=src .venv/bin/python benchmarks/routing.py                    # evaluation set, MiniLM
+    PYTHONPATH=src .venv/bin/python benchmarks/routing.py --split dev        # the tuning split
+    PYTHONPATH=src .venv/bin/python benchmarks/routing.py --embedder hashing # no model (cues only)
+
+Data (written for memfold, CC0; no LoCoMo text):
+
+* ``benchmarks/data/routing.jsonl``: the evaluation set, 320 labelled messages, 80 per class,
+  personal-assistant chat and two-person chat between named speakers. It never feeds the
+  classifier: the offline backend's prototypes are hand-written in
+  ``memfold/llm/prototypes.py`` and its cue weights were checked on the dev split only.
+* ``benchmarks/data/routing_dev.jsonl``: 80 messages used while writing the rules.
+
+The run mirrors the facade: every text is embedded once in one batch, the router gets the
+vectors in ``RouteContext.embedding`` and decides the whole batch with ``route_many``.
+Router throughput is timed separately from embedding (the router's own cost per message).
+Results go to ``benchmarks/results/routing.json`` (``routing_<split>_<embedder>.json`` for
+other runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+from memfold.embed import Embedder, HashingEmbedder, MiniLMEmbedder
+from memfold.llm import OfflineBackend, RouteContext
+from memfold.models import Message
+from memfold.router import Router
+
+KINDS = ("FACT", "EVENT", "DOCUMENT", "NONE")
+HERE = Path(__file__).resolve().parent
+SPLITS = {"eval": HERE / "data" / "routing.jsonl", "dev": HERE / "data" / "routing_dev.jsonl"}
+REF_TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+
+
+def load(path: Path) -> tuple[list[Message], list[dict[str, str]]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    messages = [Message(msg_id=row["id"], user_id="bench", speaker=row["speaker"], role=row["role"],
+                        text=row["text"], ts=REF_TS) for row in rows]
+    return messages, rows
+
+
+def scores(gold: list[str], predicted: list[str]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for kind in KINDS:
+        tp = sum(g == p == kind for g, p in zip(gold, predicted))
+        fp = sum(p == kind and g != kind for g, p in zip(gold, predicted))
+        fn = sum(g == kind and p != kind for g, p in zip(gold, predicted))
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        out[kind] = {"precision": round(precision, 4), "recall": round(recall, 4),
+                     "f1": round(f1, 4), "support": tp + fn}
+    return out
+
+
+def time_router(router: Router, messages: list[Message], contexts: list[RouteContext],
+                repeats: int) -> float:
+    """Best-of-``repeats`` router time per message, in milliseconds (embedding excluded)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        router.route_many(messages, contexts)
+        best = min(best, time.perf_counter() - start)
+    return 1000 * best / len(messages)
+
+
+def build_embedder(name: str) -> Embedder:
+    return HashingEmbedder() if name == "hashing" else MiniLMEmbedder()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=sorted(SPLITS), default="eval")
+    parser.add_argument("--embedder", choices=("minilm", "hashing"), default="minilm")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--errors", action="store_true", help="print every misrouted message")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    messages, rows = load(SPLITS[args.split])
+    embedder = build_embedder(args.embedder)
+    router = Router(OfflineBackend(embedder))
+    embedder.embed(["warm up", "the model"])  # load the model outside the timed part
+    started = time.perf_counter()
+    vectors = embedder.embed([m.indexed_text() for m in messages])
+    embed_seconds = time.perf_counter() - started
+    contexts = [RouteContext(embedding=vector) for vector in vectors]
+    router.route_many(messages[:1], contexts[:1])  # embeds the prototypes once, untimed
+    decisions = router.route_many(messages, contexts)
+    per_message_ms = time_router(router, messages, contexts, args.repeats)
+
+    gold = [row["label"] for row in rows]
+    predicted = [d.kind for d in decisions]
+    per_class = scores(gold, predicted)
+    macro = sum(v["f1"] for v in per_class.values()) / len(KINDS)
+    accuracy = sum(g == p for g, p in zip(gold, predicted)) / len(gold)
+    by_setting = {
+        setting: round(sum(g == p for g, p, r in zip(gold, predicted, rows)
+                           if r["setting"] == setting)
+                       / max(1, sum(r["setting"] == setting for r in rows)), 4)
+        for setting in sorted({r["setting"] for r in rows})}
+    confusion = Counter(f"{g}->{p}" for g, p in zip(gold, predicted) if g != p)
+
+    print(f"routing benchmark: split={args.split} ({len(rows)} messages), embedder={embedder.name}")
+    print(f"{'class':<10}{'precision':>10}{'recall':>10}{'f1':>8}{'n':>6}")
+    for kind, v in per_class.items():
+        print(f"{kind:<10}{v['precision']:>10.3f}{v['recall']:>10.3f}{v['f1']:>8.3f}{v['support']:>6}")
+    print(f"macro-F1 {macro:.3f}   accuracy {accuracy:.3f}   by setting {by_setting}")
+    print(f"confusions: {dict(confusion.most_common())}")
+    print(f"router {per_message_ms:.3f} ms/message (embedding excluded); "
+          f"embedding {1000 * embed_seconds / len(messages):.2f} ms/message in one batch")
+    if args.errors:
+        for row, decision in zip(rows, decisions):
+            if row["label"] != decision.kind:
+                print(f"  {row['id']} {row['label']}->{decision.kind} "
+                      f"[{row['speaker']}/{row['role']}] {row['text'][:90]!r}")
+
+    result = {
+        "split": args.split, "data": str(SPLITS[args.split].relative_to(HERE.parent)),
+        "messages": len(rows), "embedder": embedder.name, "backend": "offline",
+        "per_class": per_class, "macro_f1": round(macro, 4), "accuracy": round(accuracy, 4),
+        "accuracy_by_setting": by_setting, "confusions": dict(confusion),
+        "router_ms_per_message": round(per_message_ms, 4),
+        "embedding_ms_per_message": round(1000 * embed_seconds / len(messages), 3),
+        "command": "PYTHONPATH=src .venv/bin/python benchmarks/routing.py "
+                   f"--split {args.split} --embedder {args.embedder}",
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    default_name = ("routing.json" if (args.split, args.embedder) == ("eval", "minilm")
+                    else f"routing_{args.split}_{args.embedder}.json")
+    out = args.out or HERE / "results" / default_name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
