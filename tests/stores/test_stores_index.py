@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +121,27 @@ def test_chroma_errors_are_translated(tmp_path: Path, embedder: HashingEmbedder)
     with pytest.raises(VectorIndexError) as caught:
         index.query("ana", np.ones(7, dtype=np.float32), k=1)  # wrong dimension
     assert caught.value.__cause__ is not None
+
+
+def test_chroma_purge_log_leaves_no_trace_of_deleted_vectors(tmp_path: Path,
+                                                             embedder: HashingEmbedder) -> None:
+    index = ChromaVectorIndex(tmp_path / "chroma")
+    dim = 16
+    secret = np.full((40, dim), 0.25, dtype=np.float32)  # unit length already: stored as given
+    secret[:, 0] += np.arange(40, dtype=np.float32) * 1e-3  # distinct ids, same byte run mostly
+    pattern = np.full(8, 0.25, dtype=np.float32).tobytes()
+    canary = f"canary{uuid.uuid4().hex[:12]}"
+    index.upsert([item(f"{canary}:{n}", user=canary) for n in range(40)], secret)
+    kept = [item(f"ana:{n}") for n in range(30)]
+    index.upsert(kept, np.eye(30, dim, dtype=np.float32) + 0.5)
+    index.delete([f"{canary}:{n}" for n in range(40)])
+    files = lambda: [p for p in (tmp_path / "chroma").rglob("*") if p.is_file()]  # noqa: E731
+    # delete alone leaves the id, the user id and the vector in Chroma's files
+    assert any(canary.encode() in p.read_bytes() for p in files())
+    assert any(pattern in p.read_bytes() for p in files())
+    index.purge_log()
+    assert not any(canary.encode() in p.read_bytes() for p in files())
+    assert not any(pattern in p.read_bytes() for p in files())
+    assert index.ids() == {i.item_id for i in kept}
+    top = index.query("ana", (np.eye(30, dim, dtype=np.float32) + 0.5)[3], k=1)
+    assert top[0][0] == "ana:3"

@@ -9,7 +9,10 @@ passes embeddings. Every query filters on ``user_id``.
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -129,8 +132,65 @@ class ChromaVectorIndex:
             self._collection = self._open_collection()
         self._call("reset the collection", recreate)
 
+    def purge_log(self) -> None:
+        """Rewrite the index so deleted ids, metadata and vectors leave every file.
+
+        ``delete`` only hides a vector: Chroma keeps the write in its log
+        (``embeddings_queue`` in chroma.sqlite3) and the old HNSW files keep the vector.
+        This copies the live vectors out, drops and recreates the collection, writes them
+        back, VACUUMs the SQLite file and removes segment directories no longer in use.
+        A crash midway leaves rows missing from the index; ``sync_index`` re-embeds them.
+        """
+        with self._lock:
+            live = self._export()
+            self._call("drop the collection",
+                       lambda: self._client.delete_collection(self.collection_name))
+            self._collection = self._call("recreate the collection", self._open_collection)
+            for start in range(0, len(live[0]), self._max_batch):
+                end = start + self._max_batch
+                self._call("write vectors back", lambda s=start, e=end: self._collection.upsert(
+                    ids=live[0][s:e], embeddings=live[1][s:e], metadatas=live[2][s:e]))
+            self._vacuum_and_prune()
+
+    def _export(self) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
+        ids: list[str] = []
+        vectors: list[np.ndarray] = []
+        metas: list[dict[str, Any]] = []
+        while True:
+            page = self._call("read vectors", lambda o=len(ids): self._collection.get(
+                include=["embeddings", "metadatas"], limit=self._max_batch, offset=o))
+            ids.extend(page["ids"])
+            vectors.extend(np.asarray(v, dtype=np.float32) for v in page["embeddings"])
+            metas.extend(dict(m) for m in page["metadatas"])
+            if len(page["ids"]) < self._max_batch:
+                return ids, np.stack(vectors) if vectors else np.zeros((0, 1), np.float32), metas
+
+    def _vacuum_and_prune(self) -> None:
+        database = self.path / "chroma.sqlite3"
+        try:
+            conn = sqlite3.connect(database, timeout=30)
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                conn.execute("VACUUM")
+                in_use = {row[0] for row in conn.execute("SELECT id FROM segments")}
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise VectorIndexError(f"cannot vacuum {database}: {exc}") from exc
+        for child in self.path.iterdir():
+            if child.is_dir() and _is_uuid(child.name) and child.name not in in_use:
+                shutil.rmtree(child, ignore_errors=True)
+
     def close(self) -> None:
         """Mark the index closed (Chroma 1.5 has no explicit close; its client is cached
         per path, so a reopen in the same process sees the same data)."""
         with self._lock:
             self._closed = True
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True

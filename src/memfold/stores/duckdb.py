@@ -818,6 +818,11 @@ class DuckDBArchiveLog:
             self.db.execute("UPDATE archive SET indexed = true WHERE list_contains(?, item_id)",
                             [list(item_ids)])
 
+    def mark_unindexed(self, item_ids: Sequence[str]) -> None:
+        if item_ids:
+            self.db.execute("UPDATE archive SET indexed = false WHERE list_contains(?, item_id)",
+                            [list(item_ids)])
+
     def mark_all_unindexed(self) -> None:
         self.db.execute("UPDATE archive SET indexed = false WHERE indexed")
 

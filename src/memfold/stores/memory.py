@@ -428,6 +428,14 @@ class InMemoryArchiveLog:
                     seq, item, _ = rows[item_id]
                     rows[item_id] = (seq, item, True)
 
+    def mark_unindexed(self, item_ids: Sequence[str]) -> None:
+        with self.db.transaction():
+            rows = self.db.table("archive")
+            for item_id in item_ids:
+                if item_id in rows:
+                    seq, item, _ = rows[item_id]
+                    rows[item_id] = (seq, item, False)
+
     def mark_all_unindexed(self) -> None:
         with self.db.transaction():
             rows = self.db.table("archive")

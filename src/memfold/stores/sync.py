@@ -20,7 +20,7 @@ class SyncReport(BaseModel):
 
     indexed: int = 0
     orphans_deleted: int = 0
-    missing: int = 0  # rows marked indexed whose vector is gone (``memfold reindex`` restores them)
+    missing: int = 0  # rows marked indexed whose vector was gone: re-embedded by this run
     archive_rows: int = 0
     index_vectors: int = 0
     seconds: float = 0.0
@@ -42,7 +42,7 @@ def _index_pending(stores: Stores, embedder: Embedder, batch_size: int) -> int:
 
 
 def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
-    """Embed and index pending archive rows, then drop orphan vectors.
+    """Embed and index pending archive rows, drop orphan vectors, restore lost ones.
 
     Cheap when nothing is pending: two counts, and ids are only listed when the
     number of vectors differs from the number of archive rows.
@@ -53,15 +53,18 @@ def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> Syn
     report = SyncReport()
     if stores.archive.count_unindexed():
         report.indexed = _index_pending(stores, embedder, batch_size)
-    report.archive_rows = stores.archive.count()
-    report.index_vectors = stores.index.count()
-    if report.index_vectors != report.archive_rows:
+    if stores.index.count() != stores.archive.count():
         in_index, in_archive = stores.index.ids(), stores.archive.all_ids()
         orphans = sorted(in_index - in_archive)
         stores.index.delete(orphans)
         report.orphans_deleted = len(orphans)
-        report.missing = len(in_archive - in_index)
-        report.index_vectors = stores.index.count()
+        missing = sorted(in_archive - in_index)  # e.g. a crash inside an index rewrite
+        report.missing = len(missing)
+        if missing:
+            stores.archive.mark_unindexed(missing)
+            report.indexed += _index_pending(stores, embedder, batch_size)
+    report.archive_rows = stores.archive.count()
+    report.index_vectors = stores.index.count()
     report.seconds = time.perf_counter() - started
     return report
 
