@@ -17,12 +17,14 @@ from memfold.models import Message
 # -- shared vocabulary -------------------------------------------------------------------
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b")
-_IRREGULAR_PAST = (
+IRREGULAR_PAST = (
     "went|saw|got|took|made|had|met|ran|bought|brought|came|did|drove|ate|drank|flew|found|gave|"
     "grew|heard|held|kept|knew|left|lost|paid|put|read|rode|sang|sat|sent|slept|spent|spoke|"
     "stood|swam|taught|thought|told|threw|won|wrote|began|broke|built|caught|chose|fell|felt|"
     "fought|forgot|hung|hit|hurt|led|lent|let|lit|quit|rang|rose|sold|shot|shut|stole|struck|"
-    "took|tore|understood|woke|wore|became|bit|blew|dug|drew|fed|froze|hid|laid|meant|overcame"
+    "took|tore|understood|woke|wore|became|bit|blew|dug|drew|fed|froze|hid|laid|meant|overcame|"
+    "beat|bet|cut|set|spread|split|shut|upset|forgave|bent|bled|bred|clung|dealt|fled|flung|"
+    "ground|knelt|leapt|lent|shook|slid|sought|sank|sprang|stung|swore|swept|swung|wept|wound"
 )
 # -ed words that usually describe a state, not an action, right after "I"/"we"
 _STATIVE_ED = frozenset(
@@ -32,7 +34,9 @@ _STATIVE_ED = frozenset(
     "need needed love loved like liked prefer preferred".split())
 _ADVERB = r"(?:just |finally |recently |also |actually |really |already |even |once |then |all |both )?"
 _PAST_ACTION = re.compile(
-    r"\b(?:i|we|he|she|they)\s+" + _ADVERB + r"(?P<verb>" + _IRREGULAR_PAST + r"|[a-z]+ed)\b")
+    r"\b(?:i|we|he|she|they|my \w+|our \w+|(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
+    r"grandma|grandpa))\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
+_NAMED_PAST = re.compile(r"\b[A-Z][a-z]+\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
 _PERFECT = re.compile(
     r"\b(?:i|we)(?:'ve| have| had|'d)\s+" + _ADVERB +
     r"(?:been to|been going|been working on|gone|done|seen|met|finished|started|tried|visited|"
@@ -115,6 +119,17 @@ def document_cues(message: Message, text: str, cues: Cues) -> None:
                  r"reference|quote|excerpt|according to|abstract|section \d|chapter)\b", head):
         framed_block = re.search(r":\s*(?:\n|\S)", head) is not None and words >= 15
         cues.add("DOCUMENT", 2.5 if framed_block else 1.5, "reference framing")
+    if words >= 10 and re.match(r"\s*[A-Z][\w' .-]{1,30}:\s", text):
+        cues.add("DOCUMENT", 2.0, "labelled block ('Recipe: ...')")
+    numbers = len(re.findall(r"\b\d+(?:[.,:/]\d+)*\b", text))
+    if re.search(r":\s+(?:\S+\s+){14,}", text) and not text.rstrip().endswith("?"):
+        cues.add("DOCUMENT", 1.5, "quoted block after a colon")
+    if words >= 20 and re.search(r"\b(?:proofread|translate|summari[sz]e|rewrite|edit|check|review|"
+                                 r"correct|improve|shorten|format|paraphrase)\b[^.?!:]{0,40}"
+                                 r"\b(?:this|these|the following|it)\b", text[:120], re.I):
+        cues.add("DOCUMENT", 2.0, "request with a pasted text")
+    if numbers >= 5:
+        cues.add("DOCUMENT", 1.5, f"{numbers} numbers")
     if words >= 40 and not _FIRST_PERSON.search(text.lower()):
         cues.add("DOCUMENT", 1.5, "impersonal long text")
 
@@ -138,7 +153,9 @@ def event_cues(text: str, cues: Cues) -> None:
     low = " ".join(s.lower() for s in sentences(text) if is_content_sentence(s))
     if not low:
         return
+    content = " ".join(s for s in sentences(text) if is_content_sentence(s))
     past = [m["verb"] for m in _PAST_ACTION.finditer(low) if m["verb"] not in _STATIVE_ED]
+    past += [m["verb"] for m in _NAMED_PAST.finditer(content) if m["verb"] not in _STATIVE_ED]
     if past:
         cues.add("EVENT", 2.0, f"past action '{past[0]}'")
     if _PERFECT.search(low):

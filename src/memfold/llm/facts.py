@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memfold.llm.cues import is_content_sentence, sentences
+from memfold.llm.cues import IRREGULAR_PAST, is_content_sentence, sentences
 from memfold.llm.keys import fact_key, speaker_subject
 from memfold.models import FactExtraction, Message
 
@@ -37,7 +37,8 @@ _NOT_JOBS = frozenset(
     "fan lover member beginner believer user player owner mother father parent brother "
     "sister daughter son grandmother grandfather introvert extrovert person type morning "
     "night vegetarian vegan pescatarian reader dreamer worrier fighter survivor part "
-    "lot bit huge big little different other better winner loser newbie regular".split())
+    "lot bit huge big little different other better winner loser newbie regular supporter "
+    "follower believer lover fighter admirer optimist pessimist realist perfectionist".split())
 _PARENT = frozenset("mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
 _DIETS = ("vegetarian|vegan|pescatarian|keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
           "dairy[- ]free|kosher|halal|plant[- ]based")
@@ -48,7 +49,8 @@ _HEALTH = ("diabetes|asthma|adhd|anxiety|depression|celiac disease|arthritis|mig
            "epilepsy|insomnia|a bad back|high blood pressure|dyslexia|autism")
 _PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
          "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?")
-_RELATIONS = ("sister|brother|mom|mum|mother|dad|father|son|daughter|friend|best friend|"
+_RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|sisters|"
+              "grandparents|twins|sister|brother|mom|mum|mother|dad|father|son|daughter|friend|best friend|"
               "cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
               "partner|boyfriend|girlfriend|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
               "nephew|colleague|coworker|kid|child|stepmom|stepdad")
@@ -102,7 +104,13 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
         return "education"
     if word in _JOBS or (_JOB_SUFFIX.search(word) and word not in _NOT_JOBS):
         return "job"
-    return None
+    if last[0] in _VAGUE_NOUNS or any(w in _TRANSIENT for w in last):
+        return None
+    return "trait"
+
+
+_VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split())
+_TRANSIENT = frozenset("today tonight now moment currently".split())
 
 
 def _likes_key(m: re.Match[str]) -> str | None:
@@ -126,13 +134,14 @@ _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [(re.compile(p, re.IGNORECA
     (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)",
      _const("name"), 3.0),
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", _const("age"), 3.0),
-    (r"\bi(?:'m| am) (?P<v>\d{1,3})\s*(?:years? old)?$", _const("age"), 2.5),
+    (r"\bi(?:'m| am) (?P<v>\d{1,3})\s*(?:years? old)?[.!]*$", _const("age"), 2.5),
     (r"\bmy birthday is (?:on )?" + _V, _const("birthday"), 3.0),
-    (r"\bi (?:currently |now )?(?:live|reside|stay) in " + _V, _const("location"), 3.0),
+    (r"\bi (?:currently |now |still )?(?:live|reside|stay)(?: just| right)? (?:in|near|outside(?: of)?|"
+     r"close to|on the outskirts of) " + _V, _const("location"), 3.0),
     (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, _const("location"), 3.0),
     (r"\bmy (?:home|house|apartment|flat) is in " + _V, _const("location"), 2.5),
     (_I_AM + r"(?:originally )?from " + _V, _const("hometown"), 3.0),
-    (r"\bi (?:grew up|was raised) in " + _V, _const("hometown"), 2.5),
+    (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, _const("hometown"), 3.0),
     (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, _const("job"), 3.0),
     (r"\bmy (?:job|profession|occupation) is (?:an? )?" + _V, _const("job"), 3.0),
     (r"\bi'?ve been (?:an? )?(?P<v>[\w-]+(?: [\w-]+)?) for (?:\w+ )?(?:years|months|decades)",
@@ -143,13 +152,26 @@ _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [(re.compile(p, re.IGNORECA
      _const("education"), 3.0),
     (r"\bi study " + _V, _const("education"), 2.5),
     (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", _const("diet"), 3.0),
-    (r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|fish|pork|beef|dairy|eggs|gluten|sugar|"
-     r"seafood|chicken|animal products)", _const("diet"), 3.0),
+    (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?P<v>meat|fish|pork|beef|dairy|eggs|"
+     r"gluten|sugar|seafood|chicken|animal products|alcohol|coffee|caffeine|milk|soda)",
+     _const("diet"), 3.0),
+    (_I_AM + r"(?:really |pretty |quite |very )?(?:good|great|bad|terrible|rubbish|hopeless|awful|"
+     r"decent|skilled|fluent|useless) (?:at|in) " + _V, _const("skill"), 2.5),
+    (r"^(?P<v>[\w-]+ing(?: [\w-]+)?) is (?:my|our) (?:favou?rite|go-to|main|biggest) ", _const("hobby"), 2.5),
     (_I_AM + r"(?:severely |very |really )?allergic to " + _V, _const("allergy"), 3.0),
+    (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", _const("diet"), 3.0),
+    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong )?(?P<v>[\w-]+(?: [\w-]+)?) fan\b",
+     _const("likes"), 2.5),
+    (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
+     r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b",
+     _const("trait"), 2.5),
     (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", _const("allergy"), 3.0),
     (r"\bi have (?:an? |one |two |three |four |\d+ )(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"))\b",
      _const("pet"), 2.5),
     (r"\bmy (?P<v>" + _PETS + r")(?:'s name is| is named| is called) [A-Z]\w+", _const("pet"), 3.0),
+    (r"\bi have (?:an? |one )(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:named|called) [A-Z]\w+", _const("pet"), 2.5),
+    (_I_AM + r"(?:really |so |very )?(?:scared|afraid|terrified|frightened) of " + _V, _const("fear"),
+     2.5),
     (r"\bi have (?P<v>(?:an? |one |two |three |four |five |\d+ )(?:kids?|children|sons?|daughters?|"
      r"brothers?|sisters?|siblings?|grandchildren|grandkids))", _const("family"), 3.0),
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
@@ -175,16 +197,18 @@ _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [(re.compile(p, re.IGNORECA
     (r"\bi speak " + _V, _const("language"), 2.5),
     (r"\bmy (?:native|first|mother) (?:language|tongue) is " + _V, _const("language"), 3.0),
     (r"\b(?:my (?:goal|dream|ambition|plan) is to|i (?:want|hope|plan|intend|aim) to become|"
+     r"i'm (?:training|studying|hoping|working) to (?:be|become)|"
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      _const("goal"), 2.5),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,2}[\w-]+)", _i_am_a_key, 2.5),
 ]]
 
 _RELATION_RULE = re.compile(
-    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[A-Z][a-z]+)(?:,)? (?:is|works as|works) "
-    r"(?:an? )?" + _V)
+    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[A-Z][a-z]+)(?:,)? "
+    r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
 _UNNAMED_RELATION = re.compile(
-    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s name)? is (?:an? )?" + _V, re.IGNORECASE)
+    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)| (?:is|are) (?:called|named)| is| are) "
+    r"(?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
 
 
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
@@ -193,7 +217,10 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     for m in _RELATION_RULE.finditer(sentence):
         rel, name, value = m["rel"].lower(), m["name"], clean_value(m["v"])
         found.append(Found(speaker, f"family:{rel.replace(' ', '_')}", name, 2.5))
-        key = _i_am_a_key(m) or "fact"
+        if m["verb"] in ("is", "works as"):
+            key = _i_am_a_key(m) or "fact"
+        else:
+            key, value = "fact", f"{m['verb']} {value}"
         found.append(Found(name, fact_key(key, value), value, 2.5))
     if found:
         return found
@@ -201,11 +228,16 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
         rel, value = m["rel"].lower(), clean_value(m["v"])
         if not value or _OBJECT_PRONOUN.match(value):
             continue
+        relative = f"{speaker}'s {rel}"
         if value[:1].isupper() and len(value.split()) <= 2:  # "my wife is Maria"
             key = "partner" if rel in _PARTNERS else f"family:{rel.replace(' ', '_')}"
             found.append(Found(speaker, key, value, 2.5))
-        elif (job := _i_am_a_key(m)) is not None:
-            found.append(Found(f"{speaker}'s {rel}", job, value, 2.0))
+        elif value.lower().startswith("from "):
+            found.append(Found(relative, "hometown", value[5:], 2.5))
+        elif re.search(r"\d", value):
+            found.append(Found(relative, "age", value, 2.5))
+        elif (key := _i_am_a_key(m)) is not None:
+            found.append(Found(relative, key, value, 2.0))
     return found
 
 
@@ -217,12 +249,16 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             value = clean_value(_ARTICLE.sub("", m["v"].strip()))
             if key is None or not value:
                 continue
-            if key == "diet" and "eat" in m[0].lower():  # "I don't eat meat": a diet, not a deletion
+            if key == "diet" and re.search(r"\b(?:eat|drink|touch)\b", m[0], re.I):
+                # "I don't eat meat": a diet, not a deletion
                 found.append(Found(speaker, "diet", f"no {value}", weight))
                 continue
             if key == "hobby":
                 value = re.sub(r"^to\s+", "", value, flags=re.I)
+            if key == "trait":
+                weight -= 0.5
             found.append(Found(speaker, fact_key(key, value), value, weight, negated))
+    found.extend(_habit_facts(sentence, speaker))
     for pattern, key in ((_NATIONALITY, "nationality"), (_CAPITAL_NAME, "name")):
         m = pattern.search(sentence)
         if m and m["v"].lower() not in _NOT_NAMES:
@@ -230,9 +266,45 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     return found
 
 
+_PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
     "sorry glad happy fine good great okay ok here back home sure tired excited done ready "
     "new free busy right proud grateful thankful lucky hungry sick bored curious".split())
+
+
+_NOT_HABITS = frozenset(
+    "think guess mean know hope wonder feel need want see agree believe suppose bet remember "
+    "understand wish promise swear say get can could will would should must might may do did "
+    "am was have had got just love like hate prefer enjoy adore dislike really also still "
+    "totally absolutely actually wanted went made took saw came told said thought felt tried "
+    "heard found left miss appreciate doubt imagine recall reckon assume figured".split())
+_HOBBY_VERBS = frozenset(
+    "knit knits paint sketch draw collect cycle bike run jog swim climb hike surf ski skate "
+    "play cook bake garden sew crochet write read dance sing fish sail row garden "
+    "volunteer".split())
+_HABIT = re.compile(
+    r"\bi (?P<freq>always |usually |often |mostly |never |sometimes |generally |regularly )?"
+    r"(?P<verb>[a-z]+) (?P<v>[^.,!?;:\n]+)", re.IGNORECASE)
+_HABIT_TIME = re.compile(r"\b(?:every|each|on (?:weekends|sundays|mondays|weekdays)|daily|weekly|"
+                         r"at weekends|all the time|most days)\b", re.IGNORECASE)
+_ONE_OFF = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this (?:morning|"
+                      r"afternoon|evening|week|weekend))\b", re.IGNORECASE)
+
+
+def _habit_facts(sentence: str, speaker: str) -> list[Found]:
+    """'I teach music to kids', 'I cycle to work every day': present-simple habits (weak)."""
+    if _ONE_OFF.search(sentence):
+        return []
+    out: list[Found] = []
+    for m in _HABIT.finditer(sentence):
+        verb = m["verb"].lower()
+        if verb in _NOT_HABITS or verb.endswith(("ed", "ing", "n't")) or verb in _PAST_WORDS:
+            continue
+        value = clean_value(f"{verb} {m['v']}")
+        key = "hobby" if verb in _HOBBY_VERBS else "fact"
+        strong = m["freq"] or _HABIT_TIME.search(sentence)
+        out.append(Found(speaker, fact_key(key, value), value, 2.5 if strong else 2.0))
+    return out
 
 
 def extract_facts(message: Message) -> tuple[list[FactExtraction], float]:
