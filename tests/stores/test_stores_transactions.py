@@ -7,7 +7,7 @@ import threading
 import pytest
 from stores_helpers import event, fact, item, message
 
-from memfold.errors import DuplicateMessageError, StoreClosedError
+from memfold.errors import DuplicateMessageError, MemfoldError, StoreClosedError
 from memfold.stores import Stores
 
 
@@ -76,7 +76,7 @@ def test_sixteen_threads_lose_no_profile_update(stores: Stores) -> None:
             for w in range(writes):
                 key = keys[(n + w) % len(keys)]
                 stores.profile.upsert(fact(key, f"v{n}-{w}", f"m{n}-{w}"), actor=f"t{n}")
-        except BaseException as exc:  # collected: a thread's failure must fail the test
+        except MemfoldError as exc:  # collected: a thread's failure must fail the test
             failures.append(exc)
 
     workers = [threading.Thread(target=writer, args=(n,)) for n in range(threads)]

@@ -2,13 +2,14 @@
 
 They define the contract the DuckDB and Chroma stores are tested against, and back
 ``Memory.in_memory()``. Every store of one bundle keeps its rows in the tables of one
-:class:`InMemoryDatabase`; ``transaction()`` snapshots those tables on entry and puts
-the snapshot back if the block raises, so a failed batch leaves nothing partial.
+:class:`InMemoryDatabase`; every write runs inside ``transaction()``, which journals
+the previous value of each key written and replays the journal backwards if the block
+raises, so a failed batch leaves nothing partial. Records are immutable pydantic models,
+so the journal holds references, never copies.
 
 Thread safety: one re-entrant lock per database. A transaction holds it for the whole
 block, so transactions are serialised (the same guarantee DuckDB gives with one
-connection behind a lock). Records are immutable pydantic models, so a snapshot only
-copies the containers, never the records.
+connection behind a lock). The vector index, like Chroma, is outside the transaction.
 """
 
 from __future__ import annotations
@@ -48,12 +49,47 @@ from memfold.stores._common import (
 _TABLES = ("messages", "profile", "changes", "events", "documents", "archive", "folds", "scratch")
 
 
+_MISSING = object()
+
+
+class _Table(dict):  # type: ignore[type-arg]
+    """A dict whose writes inside a transaction are journaled, so they can be undone."""
+
+    def __init__(self, name: str, journal: list[tuple[_Table, Any, Any]]) -> None:
+        super().__init__()
+        self.name = name
+        self._journal = journal
+        self.journaling = False
+
+    def _remember(self, key: Any) -> None:
+        if self.journaling:
+            self._journal.append((self, key, dict.get(self, key, _MISSING)))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._remember(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._remember(key)
+        super().__delitem__(key)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if key in self:
+            self._remember(key)
+        return super().pop(key, *default)
+
+
 class InMemoryDatabase:
-    """Owns the tables and the transaction boundary of one in-memory bundle."""
+    """Owns the tables and the transaction boundary of one in-memory bundle.
+
+    A transaction journals the previous value of every key it writes and replays the
+    journal backwards on rollback: its cost is the number of writes, not the table size.
+    """
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.tables: dict[str, dict[Any, Any]] = {name: {} for name in _TABLES}
+        self._journal: list[tuple[_Table, Any, Any]] = []
+        self.tables: dict[str, _Table] = {name: _Table(name, self._journal) for name in _TABLES}
         self._depth = 0
         self._seq = itertools.count(1)
         self._closed = False
@@ -73,18 +109,38 @@ class InMemoryDatabase:
                 finally:
                     self._depth -= 1
                 return
-            snapshot = {name: dict(rows) for name, rows in self.tables.items()}
-            self._depth = 1
+            self._begin()
             try:
                 yield
             except BaseException:
-                self.tables = snapshot
+                self._undo()
                 raise
             finally:
-                self._depth = 0
+                self._end()
+
+    def _begin(self) -> None:
+        self._depth = 1
+        self._journal.clear()
+        for table in self.tables.values():
+            table.journaling = True
+
+    def _undo(self) -> None:
+        for table in self.tables.values():
+            table.journaling = False
+        for table, key, old in reversed(self._journal):
+            if old is _MISSING:
+                dict.pop(table, key, None)
+            else:
+                dict.__setitem__(table, key, old)
+
+    def _end(self) -> None:
+        for table in self.tables.values():
+            table.journaling = False
+        self._journal.clear()
+        self._depth = 0
 
     def table(self, name: str) -> dict[Any, Any]:
-        """The live table (look it up inside the lock: a rollback replaces it)."""
+        """The live table; write to it only inside ``transaction()``."""
         self.check_open()
         return self.tables[name]
 
