@@ -79,6 +79,12 @@ _FACT = _cues(
     r"\bhow old\b", r"\bfavou?rite\b", r"\bprefer(?:ence|s)?\b", r"\ballergic\b",
     r"\bwhat (?:kind|type|sort) of \w+ (?:do|does) (?:i|he|she|they|\w+) (?:like|prefer|use|drive|have)\b",
     r"\b(?:remind me|tell me) (?:my|of my)\b", r"\bwhat do (?:i|you) know about (?:me|him|her)\b",
+    # "which team do I support?", "what car does the user drive?": an attribute asked in the
+    # present tense about a person
+    r"\b(?:which|what) \w+(?: \w+)? (?:do|does|am|is) (?:i|he|she|they|the user|my \w+|\w+'s \w+|\w+)"
+    r" (?:\w+ ){0,2}?(?:use|drive|speak|support|wear|play|go to|belong to|member of|own|from)\b",
+    r"\bwhere (?:do|does|am|is) (?:i|he|she|they|the user|\w+) (?:live|work|from|based)\b",
+    r"\bwhat does (?:my \w+|\w+|the user) do for a living\b", r"\bhow (?:tall|old|much do \w+ weigh)\b",
 )
 _SEMANTIC = _cues(
     r"\b(?:find|search|look up|pull up|show me)\b", r"\b(?:about|regarding|related to|on the topic)\b",

@@ -52,8 +52,9 @@ class RecallSettings(BaseModel):
     subject_boost: float = 0.3  # rows about someone the query names
     range_boost: float = 0.5  # rows inside the query's time range (x temporal weight)
     store_floor: float = 0.15  # an intent below this weight does not query its store
-    structured_scale: float = 2.5  # profile/event/L3 scores on the archive's scale
+    intent_base: float = 0.6  # a structured match scores (base + intent weight) x a perfect archive hit
     window_gap_hours: float = 2.0
+    dense_floor: float | None = 0.0  # cosine scaled to 0 (None: the weakest retrieved candidate)
 
 
 @dataclass
@@ -140,9 +141,9 @@ class Retriever:
         dense = self.stores.index.query(user_id, vector, s.candidates)
         lexical: LexicalHits = self.lexical.search(user_id, query, s.candidates)
         fused: dict[str, float] = {}
-        for hits, weight in ((lexical.window, s.weight_window), (lexical.own, s.weight_own),
-                             (dense, s.weight_dense)):
-            for item_id, value in normalised(hits).items():
+        for hits, weight, floor in ((lexical.window, s.weight_window, 0.0), (lexical.own, s.weight_own, 0.0),
+                                    (dense, s.weight_dense, s.dense_floor)):
+            for item_id, value in normalised(hits, floor).items():
                 fused[item_id] = fused.get(item_id, 0.0) + weight * value
         rows = self.stores.archive.get(user_id, list(fused))
         for row in rows:
@@ -175,15 +176,22 @@ class Retriever:
             return 0.0
         return len(query_terms & set(self.analyzer.tokens(text))) / len(query_terms)
 
+    def _structured(self, match: float, intent_weight: float, *, about: bool = False) -> float:
+        """A profile/event/L3 match on the archive's scale: a perfect match on a question
+        of that intent outranks a perfect archive hit; a weak one does not."""
+        s = self.settings
+        perfect = s.weight_window + s.weight_own + s.weight_dense
+        return perfect * match * (s.intent_base + intent_weight) + (s.subject_boost if about else 0.0)
+
     def _profile_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
                             names: set[str]) -> None:
         terms = set(self.analyzer.tokens(query))
         for fact in self.stores.profile.list(user_id):
             about = fact.subject.lower() in names
             match = self._overlap(terms, fact_sentence(fact.subject, fact.key, fact.value))
-            if match == 0 and not (about and len(terms) <= 2):
+            if match == 0:
                 continue
-            score = self.settings.structured_scale * intent.weight("fact") * (match + 0.3 * about)
+            score = self._structured(match, intent.weight("fact"), about=about)
             pool.offer(f"profile:{fact.subject}:{fact.key}", profile_recall_item(fact, score), score)
 
     def _event_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
@@ -194,9 +202,8 @@ class Retriever:
             match = self._overlap(terms, f"{event.subject} {event.text}")
             if intent.time_range is None and match == 0:
                 continue
-            in_range = 1.0 if intent.time_range else 0.0
-            about = 0.3 if event.subject.lower() in names else 0.0
-            score = self.settings.structured_scale * intent.weight("temporal") * (match + 0.5 * in_range + about)
+            score = self._structured(match, intent.weight("temporal"), about=event.subject.lower() in names)
+            score += self._context_boost(None, event.occurred_at, intent, names)
             pool.offer(event.event_id, event_recall_item(event, score), score)
 
     def _semantic_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent) -> None:
@@ -208,7 +215,7 @@ class Retriever:
             match = self._overlap(terms, note.text)
             if match == 0 or not note.sources:
                 continue
-            score = self.settings.structured_scale * match * (0.5 + 0.5 * note.importance)
+            score = self._structured(match, intent.weight("semantic") * note.importance)
             pool.offer(f"semantic:{note.text}", note_recall_item(note, score), score)
 
     def _touch(self, user_id: str, items: Sequence[RecallItem], now: datetime) -> None:
@@ -228,12 +235,17 @@ def _require(query: str, user_id: str | None, k: int) -> None:
         raise InvalidInputError(f"k must be at least 1, got {k}")
 
 
-def normalised(hits: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """Scale one ranked list to [0, 1]: best -> 1, weakest retrieved -> 0 (one hit -> 1)."""
+def normalised(hits: Sequence[tuple[str, float]], floor: float | None = None) -> dict[str, float]:
+    """Scale one ranked list to [0, 1]: best -> 1, ``floor`` (default: the weakest retrieved) -> 0.
+
+    BM25 uses floor 0 (a row that shares no word scores 0), so a short list of matches is
+    not stretched as if its weakest match were irrelevant.
+    """
     if not hits:
         return {}
     scores = np.array([score for _, score in hits], dtype=np.float64)
-    top, bottom = float(scores.max()), float(scores.min())
+    top = float(scores.max())
+    bottom = float(scores.min()) if floor is None else min(floor, float(scores.min()))
     span = top - bottom
     if span <= 1e-12:
         return {item_id: 1.0 for item_id, _ in hits}

@@ -1,0 +1,80 @@
+"""Per-user BM25: stemming, the derived window key, incremental extension, invalidation."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memfold.models import RouteDecision
+from memfold.retrieval.indexing import archive_items
+from memfold.retrieval.lexical import Analyzer, LexicalIndex
+from memfold.stores import Stores
+
+from .conftest import Harness, make_messages
+
+
+def test_analyzer_stems_and_drops_function_words() -> None:
+    assert Analyzer().tokens("When did they go hiking in the mountains?") == ["go", "hike", "mountain"]
+
+
+def _ids_for(harness: Harness, user_id: str, msg_ids: list[str]) -> dict[str, str]:
+    return {i.item_id: i.sources[0] for i in harness.stores.archive.list(user_id)
+            if i.sources[0] in msg_ids and i.kind == "message"}
+
+
+def test_window_key_finds_a_turn_by_its_neighbours_words(harness: Harness) -> None:
+    harness.ingest(make_messages("ana", ["Have you ever tried pottery?", "Yes! I loved it", "The weather is nice"]))
+    hits = harness.retriever.lexical.search("ana", "pottery", 10)
+    names = _ids_for(harness, "ana", ["m0", "m1", "m2"])
+    assert [names[i] for i, _ in hits.own] == ["m0"]
+    # "Yes! I loved it" has no word of the query but sits next to the turn that does
+    assert {names[i] for i, _ in hits.window} == {"m0", "m1"}
+
+
+def test_window_does_not_cross_a_long_pause(harness: Harness) -> None:
+    first = make_messages("ana", ["Have you tried pottery?"])
+    later = make_messages("ana", ["Sure"], start=first[0].ts + timedelta(days=3), prefix="n")
+    harness.ingest(first)
+    harness.ingest(later)
+    hits = harness.retriever.lexical.search("ana", "pottery", 10)
+    assert len(hits.window) == 1
+
+
+def test_extend_matches_a_full_rebuild(harness: Harness) -> None:
+    texts = ["we planned a trip to Lisbon", "flights were cheap", "I booked the hotel", "Lisbon was sunny"]
+    harness.retriever.lexical.search("ana", "warm up", 5)  # build the (empty) index first
+    for n, text in enumerate(texts):
+        harness.ingest(make_messages("ana", [text], prefix=f"b{n}-"))
+    incremental = harness.retriever.lexical.search("ana", "Lisbon hotel trip", 10)
+    rebuilt = LexicalIndex(harness.stores.archive).search("ana", "Lisbon hotel trip", 10)
+    assert incremental == rebuilt
+    assert len(incremental.own) == 3
+
+
+def test_a_deleted_row_is_not_found_after_the_count_changes(harness: Harness) -> None:
+    harness.ingest(make_messages("ana", ["my passport number is secret", "hello"]))
+    assert harness.retriever.lexical.search("ana", "passport", 5).own
+    harness.stores.archive.delete_by_source("ana", ["m0"])
+    assert harness.retriever.lexical.search("ana", "passport", 5).own == []
+
+
+words = st.sampled_from(["apple", "river", "piano", "garden", "rocket", "violin", "castle", "tiger"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(words, min_size=1, max_size=4).map(" ".join), min_size=1, max_size=6),
+       st.lists(st.lists(words, min_size=1, max_size=4).map(" ".join), min_size=1, max_size=6), words)
+def test_lexical_search_never_returns_another_users_rows(ana_texts: list[str], bo_texts: list[str],
+                                                         query: str) -> None:
+    stores = Stores.in_memory()
+    for user_id, texts in (("ana", ana_texts), ("bo", bo_texts)):
+        messages = make_messages(user_id, texts)
+        stores.archive.add(archive_items(messages, [RouteDecision(msg_id=m.msg_id, kind="NONE") for m in messages],
+                                         previous=None))
+    index = LexicalIndex(stores.archive)
+    ana_ids = {i.item_id for i in stores.archive.list("ana")}
+    hits = index.search("ana", query, 20)
+    assert {i for i, _ in hits.own + hits.window} <= ana_ids
+    assert bool(hits.own) == any(query in t.split() for t in ana_texts)
