@@ -511,19 +511,11 @@ _mount_bench()
 
 
 def main() -> None:
-    import click
-
+    """Entry point: usage errors are reported by typer; memfold errors become one line + exit 1."""
     try:
-        code = app(standalone_mode=False)
+        app()  # standalone mode: typer prints usage errors itself and exits
     except MemfoldError as exc:
         if STATE.debug:
             raise
         err_console.print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(1)
-    except click.ClickException as exc:  # usage errors: typer/click print them the usual way
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
-        err_console.print("aborted")
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)

@@ -96,11 +96,35 @@ def build_backend(settings: Settings, embedder: Embedder) -> Backend:
 def build_memory(settings: Settings, *, stores: Stores | None = None,
                  embedder: Embedder | None = None, read_only: bool = False) -> Memory:
     """Assemble a Memory: stores on disk (or the ones given), embedder, router, compaction, recall."""
+    from memfold.compaction.base import FoldSettings
+    from memfold.compaction.manager import ConversationManager
     from memfold.memory import Memory
+    from memfold.retrieval.context import ContextBuilder
+    from memfold.retrieval.recall import RecallSettings, Retriever
+    from memfold.router import Router
     from memfold.stores import open_stores
+    from memfold.tokens import default_counter
 
     embedder = embedder or build_embedder(settings)
+    backend = build_backend(settings, embedder)
+    counter = default_counter()
+    fold_settings = FoldSettings(**settings.fold)
     if stores is None:
         stores = open_stores(Path(settings.store), read_only=read_only)
-    return Memory.assemble(stores=stores, embedder=embedder,
-                           backend=build_backend(settings, embedder), settings=settings)
+    retriever = Retriever(stores, embedder, settings=RecallSettings(**settings.recall))
+    return Memory(
+        stores=stores, embedder=embedder, router=Router(backend),
+        manager=ConversationManager(build_compactor(backend, fold_settings, counter), fold_settings, counter),
+        retriever=retriever, context_builder=ContextBuilder(retriever, counter),
+        counter=counter, settings=settings)
+
+
+def build_compactor(backend: Backend, fold_settings: Any, counter: Any) -> Any:
+    from memfold.compaction.offline import OfflineCompactor
+
+    offline = OfflineCompactor(fold_settings, counter)
+    if getattr(backend, "name", "offline") != "anthropic":
+        return offline
+    from memfold.compaction.anthropic import AnthropicCompactor
+
+    return AnthropicCompactor(backend, fallback=offline)

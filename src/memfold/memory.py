@@ -197,6 +197,7 @@ class Memory:
         from memfold.router.apply import apply_decision
 
         folds = 0
+        archived = []
         with self.stores.db.transaction():
             previous = {uid: self._last_message(uid) for uid in {m.user_id for m in messages}}
             self.stores.log.append(messages)
@@ -204,19 +205,25 @@ class Memory:
                 apply_decision(self.stores, message, decision)
             for user_id, group in _group_by_user(messages, decisions):
                 msgs = [m for m, _ in group]
-                self.stores.archive.add(archive_items(msgs, [d for _, d in group], previous=previous[user_id]))
-                folds += self._fold(user_id, msgs)
+                items = archive_items(msgs, [d for _, d in group], previous=previous[user_id])
+                outcome = self._fold(user_id, msgs)
+                items += outcome.archive
+                self.stores.archive.add(items)
+                archived += items
+                folds += outcome.folds
+        self.retriever.archived(archived)  # after the commit: BM25 only learns committed rows
         return folds
 
     def _last_message(self, user_id: str) -> Message | None:
         last = self.stores.log.list(user_id, newest_first=True, limit=1)
         return last[0] if last else None
 
-    def _fold(self, user_id: str, messages: list[Message]) -> int:
+    def _fold(self, user_id: str, messages: list[Message]) -> Any:
+        """L1 -> L2 -> L3 as the thresholds say; saved in the caller's transaction."""
         state = self.stores.folds.load(user_id) or _empty_state(user_id)
         outcome = self.manager.add(state, messages)
         self.stores.folds.save(outcome.state)
-        return outcome.state.folds - state.folds
+        return outcome
 
     def _index(self, messages: list[Message], embeddings: Any) -> None:
         """Index what the transaction committed; texts already embedded are not embedded again."""
@@ -374,6 +381,9 @@ class Memory:
             state = self.fold_state(user_id)
             outcome = self.manager.fold_now(state)
             self.stores.folds.save(outcome.state)
+            self.stores.archive.add(outcome.archive)
+        self.retriever.archived(outcome.archive)
+        self.sync_index()
         return outcome.state
 
     def explain(self, user_id: str, subject: str, key: str) -> Explanation:
@@ -404,6 +414,7 @@ class Memory:
                 item_ids = self.stores.archive.delete_user(user_id)
             # after the commit: a crash here leaves orphan vectors, which the next open removes
             self.stores.index.delete(item_ids)
+            self.retriever.invalidate(user_id)
             rewritten = self._rewrite_files()
         return ForgetReport(user_id=user_id, archive_items=len(item_ids), vectors=len(item_ids),
                             file_rewritten=rewritten, seconds=time.perf_counter() - started, **counts)
@@ -425,6 +436,7 @@ class Memory:
                 counts["archive_items"] = len(item_ids)
                 counts["fold_notes"] = self._scrub_fold_state(user_id, set(ids))
             self.stores.index.delete(item_ids)
+            self.retriever.invalidate(user_id)
         return counts
 
     def _scrub_fold_state(self, user_id: str, msg_ids: set[str]) -> int:
@@ -464,6 +476,7 @@ class Memory:
         records = parse_records(Path(path))
         with self._write_lock:
             counts = import_records(self.stores, records)
+            self.retriever.invalidate()
             self.sync_index()
         return counts
 
