@@ -78,6 +78,11 @@ def ingest(stores: Stores, retriever: Retriever, embedder: CachedEmbedder, messa
            decisions: list[RouteDecision]) -> int:
     items = archive_items(messages, decisions, previous=None)
     stores.log.append(messages)
+    if any(d.kind != "NONE" for d in decisions):
+        from memfold.router import apply_decision
+
+        for message, decision in zip(messages, decisions):
+            apply_decision(stores, message, decision)
     stores.archive.add(items)
     stores.index.upsert(items, embedder.embed([i.key_text for i in items]))
     stores.archive.mark_indexed([i.item_id for i in items])
