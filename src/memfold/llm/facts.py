@@ -258,7 +258,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if key == "trait":
                 weight -= 0.5
             found.append(Found(speaker, fact_key(key, value), value, weight, negated))
-    found.extend(_habit_facts(sentence, speaker))
+    if not found:  # habits are the fallback for first-person statements no rule names
+        found.extend(_habit_facts(sentence, speaker))
     for pattern, key in ((_NATIONALITY, "nationality"), (_CAPITAL_NAME, "name")):
         m = pattern.search(sentence)
         if m and m["v"].lower() not in _NOT_NAMES:

@@ -30,6 +30,10 @@ _STRONG = [
     r"<\s*/?\s*(?:system|instructions?|im_start|im_end|admin)\s*>|\[/?INST\]|###\s*instruction",
     r"\byou are now\b|\bfrom now on\b|\bgoing forward,? (?:you|always|never)\b|\bhenceforth\b",
     r"\b(?:act|behave|respond|pretend|roleplay) (?:as|like) (?:if )?(?:you(?:'re| are)|an?|the)\b",
+    r"\bpretend (?:to be|you(?:'re| are))\b",
+    # sentence-initial imperatives aimed at whoever reads the text
+    r"(?:^|[.!?:]\s+)(?:always|never|only|do not|don't)\s+(?:say|respond|reply|answer|tell|recommend|"
+    r"suggest|mention|include|refer|use|call|address|output|agree|claim|reveal|disclose)\b",
     r"\b(?:developer|god|admin|jailbreak|unrestricted|dan) mode\b|\bjailbreak\b",
     # assertions about the user meant to be stored
     r"\bthe user(?:'s)? (?:password|pin|passcode|ssn|social security|credit card|bank|account|"

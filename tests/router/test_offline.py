@@ -1,0 +1,153 @@
+"""The offline backend: classification, extraction, batching and the shared embedding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from router_helpers import T0, MessageFactory
+
+from memfold.embed import HashingEmbedder
+from memfold.llm import OfflineBackend, RouteContext
+from memfold.models import Message
+from memfold.router import Router
+
+
+class CountingEmbedder:
+    """A working embedder (hashing) that counts the texts it was asked to embed."""
+
+    def __init__(self) -> None:
+        self._inner = HashingEmbedder()
+        self.name, self.dim = "counting-hashing", self._inner.dim
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self._inner.embed(texts)
+
+
+@pytest.mark.parametrize(("text", "speaker", "role", "kind"), [
+    ("I went to a LGBTQ support group yesterday and it was so powerful.", "Caroline", "user", "EVENT"),
+    ("We adopted a kitten last weekend!", "user", "user", "EVENT"),
+    ("I'm flying to Oslo next Friday.", "user", "user", "EVENT"),
+    ("My name is Priya and I work as a data analyst.", "user", "user", "FACT"),
+    ("I'm a transgender woman.", "Caroline", "user", "FACT"),
+    ("I have two cats and a dog.", "Melanie", "user", "FACT"),
+    ("I'm allergic to shellfish.", "user", "user", "FACT"),
+    ("def f(x):\n    return x * 2\n", "user", "user", "DOCUMENT"),
+    ("Weather for Porto: rain, 18C.", "weather", "tool", "DOCUMENT"),
+    ("Here is the article: The central bank raised rates by a quarter point on Wednesday, "
+     "citing persistent inflation across the services sector.", "user", "user", "DOCUMENT"),
+    ("Thanks, that's great!", "user", "user", "NONE"),
+    ("Wow, that's awesome! What kind of art do you make?", "Melanie", "user", "NONE"),
+    ("Can you summarise that?", "user", "user", "NONE"),
+    ("Good morning!", "user", "user", "NONE"),
+])
+def test_classifies(router: Router, msg: MessageFactory, text: str, speaker: str, role: str,
+                    kind: str) -> None:
+    assert router.route(msg(text, speaker=speaker, role=role)).kind == kind
+
+
+def test_fact_extraction_uses_the_speaker_as_subject(router: Router, msg: MessageFactory) -> None:
+    decision = router.route(msg("I'm a nurse and I live in Leeds.", speaker="Ravi"))
+    found = {(f.subject, f.key, f.value) for f in decision.facts}
+    assert found == {("Ravi", "job", "nurse"), ("Ravi", "location", "Leeds")}
+    assert all(f.evidence_msg_id == decision.msg_id for f in decision.facts)
+
+
+def test_unnamed_user_is_user(router: Router, msg: MessageFactory) -> None:
+    [fact] = router.route(msg("My name is Tom.")).facts
+    assert (fact.subject, fact.key, fact.value) == ("user", "name", "Tom")
+
+
+def test_multi_valued_keys_do_not_overwrite_each_other(router: Router, msg: MessageFactory) -> None:
+    keys = {f.key for f in router.route(msg("I love hiking and I hate running.")).facts}
+    assert keys == {"hobby:hiking", "dislikes:running"}
+
+
+def test_event_defaults_to_message_time(router: Router, msg: MessageFactory) -> None:
+    decision = router.route(msg("I finally finished my thesis!"))
+    assert decision.kind == "EVENT"
+    assert decision.event is not None and decision.event.occurred_at == T0
+    assert decision.event.time_expression is None
+
+
+def test_event_text_drops_questions(router: Router, msg: MessageFactory) -> None:
+    decision = router.route(msg("I ran a marathon on Sunday. Have you ever run one?"))
+    assert decision.event is not None
+    assert decision.event.text == "I ran a marathon on Sunday."
+    assert decision.event.occurred_at == datetime(2023, 5, 7, tzinfo=timezone.utc)
+
+
+def test_questions_carry_no_facts(router: Router, msg: MessageFactory) -> None:
+    decision = router.route(msg("Do I live in Berlin?"))
+    assert decision.kind == "NONE" and decision.facts == []
+
+
+def test_precomputed_embeddings_are_used_not_recomputed(msg: MessageFactory) -> None:
+    embedder = CountingEmbedder()
+    backend = OfflineBackend(embedder)
+    messages = [msg("I'm a chef."), msg("Thanks!")]
+    vectors = HashingEmbedder().embed([m.text for m in messages])
+    backend.route_many(messages, [RouteContext(embedding=v) for v in vectors])
+    prototypes = len(embedder.texts)
+    assert prototypes > 0  # the prototypes, embedded once
+    backend.route_many(messages, [RouteContext(embedding=v) for v in vectors])
+    assert len(embedder.texts) == prototypes  # nothing embedded again
+    backend.route_many(messages, [RouteContext(), RouteContext()])
+    assert embedder.texts[prototypes:] == ["I'm a chef.", "Thanks!"]  # only what had no vector
+
+
+def test_route_many_equals_route(backend: OfflineBackend, msg: MessageFactory) -> None:
+    messages = [msg("I live in Rome."), msg("We went skiing last week."), msg("ok")]
+    batch = backend.route_many(messages, [RouteContext() for _ in messages])
+    single = [backend.route(m, RouteContext()) for m in messages]
+    assert batch == single
+
+
+def test_without_embedder_cues_still_route(msg: MessageFactory) -> None:
+    decision = OfflineBackend().route(msg("I'm vegan."), RouteContext())
+    assert decision.kind == "FACT" and decision.facts[0].key == "diet"
+
+
+def test_complete_json_offline_is_the_fallback(backend: OfflineBackend) -> None:
+    sentinel = RouteContext()
+    assert backend.complete_json("s", "u", RouteContext, fallback=lambda: sentinel) is sentinel
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(min_size=1, max_size=400).filter(lambda t: t.strip() and "\x00" not in t),
+       role=st.sampled_from(["user", "assistant", "tool", "document"]))
+def test_any_text_gets_exactly_one_valid_decision(text: str, role: str) -> None:
+    message = Message(msg_id="x", user_id="u", role=role, text=text,
+                      ts=datetime(2023, 1, 1, tzinfo=timezone.utc))
+    decision = Router(OfflineBackend(HashingEmbedder())).route(message)
+    assert decision.kind in ("FACT", "EVENT", "DOCUMENT", "NONE")
+    assert 0.0 <= decision.confidence <= 1.0
+    assert (decision.event is not None) == (decision.kind == "EVENT")
+    if role != "user":
+        assert decision.facts == []
+
+
+@pytest.mark.slow
+def test_real_model_routes_the_dev_split() -> None:
+    """The real MiniLM path end to end (the benchmark reports the figures)."""
+    import json
+    from pathlib import Path
+
+    from memfold.embed import MiniLMEmbedder
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "routing_dev.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    messages = [Message(msg_id=r["id"], user_id="b", speaker=r["speaker"], role=r["role"],
+                        text=r["text"], ts=T0) for r in rows]
+    embedder = MiniLMEmbedder()
+    vectors = embedder.embed([m.text for m in messages])
+    decisions = Router(OfflineBackend(embedder)).route_many(
+        messages, [RouteContext(embedding=v) for v in vectors])
+    correct = sum(d.kind == r["label"] for d, r in zip(decisions, rows))
+    assert correct / len(rows) >= 0.85
