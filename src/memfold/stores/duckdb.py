@@ -625,6 +625,8 @@ class DuckDBProfileStore:
                     known.add(change.change_id)
 
     def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
+        if self.db.read_only:  # a read-only reader (CLI, benchmark) must not write; LRU is the writer's
+            return
         self.db.execute(
             "UPDATE profile SET last_accessed_at = ? WHERE user_id = ? AND subject = ? AND key = ?",
             [at, user_id, subject, key])
