@@ -525,20 +525,35 @@ class InMemoryArchiveLog:
 class InMemoryVectorIndex:
     """Exact cosine search with numpy; the reference for ChromaVectorIndex.
 
-    Like Chroma it is a derived index outside the database transaction.
+    Like Chroma it is a derived index outside the database transaction. Each user's
+    vectors are stacked into one matrix on the first query after a change, so repeated
+    queries cost one matrix-vector product.
     """
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._vectors: dict[str, np.ndarray] = {}
         self._meta: dict[str, tuple[str, str]] = {}  # item_id -> (user_id, kind)
+        self._stacked: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = {}
 
     def upsert(self, items: Sequence[ArchiveItem], embeddings: np.ndarray) -> None:
         vectors = _unit_rows(embeddings, len(items))
         with self._lock:
             for item, vector in zip(items, vectors):
+                self.delete([item.item_id])  # the id may move between users
                 self._vectors[item.item_id] = vector
                 self._meta[item.item_id] = (item.user_id, item.kind)
+                self._stacked.pop(item.user_id, None)
+
+    def _user_matrix(self, user_id: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(ids, kinds, unit vectors) of one user, rebuilt only after a change."""
+        if user_id not in self._stacked:
+            ids = sorted(i for i, (uid, _) in self._meta.items() if uid == user_id)
+            kinds = np.array([self._meta[i][1] for i in ids], dtype=object)
+            matrix = (np.stack([self._vectors[i] for i in ids]) if ids
+                      else np.zeros((0, 1), dtype=np.float32))
+            self._stacked[user_id] = (ids, kinds, matrix)
+        return self._stacked[user_id]
 
     def query(self, user_id: str, embedding: np.ndarray, k: int,
               kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
@@ -546,20 +561,22 @@ class InMemoryVectorIndex:
             return []
         query = _unit_rows(np.asarray(embedding).reshape(1, -1), 1)[0]
         with self._lock:
-            ids = [i for i, (uid, kind) in self._meta.items()
-                   if uid == user_id and (kinds is None or kind in kinds)]
-            if not ids:
-                return []
-            matrix = np.stack([self._vectors[i] for i in ids])
+            ids, item_kinds, matrix = self._user_matrix(user_id)
+        if not ids:
+            return []
         scores = matrix @ query
-        order = sorted(range(len(ids)), key=lambda n: (-scores[n], ids[n]))[:k]
-        return [(ids[n], float(scores[n])) for n in order]
+        if kinds is not None:
+            scores = np.where(np.isin(item_kinds, list(kinds)), scores, -np.inf)
+        order = np.argsort(-scores, kind="stable")[:k]  # ids are sorted: ties break by id
+        return [(ids[n], float(scores[n])) for n in order if np.isfinite(scores[n])]
 
     def delete(self, item_ids: Sequence[str]) -> None:
         with self._lock:
             for item_id in item_ids:
                 self._vectors.pop(item_id, None)
-                self._meta.pop(item_id, None)
+                meta = self._meta.pop(item_id, None)
+                if meta is not None:
+                    self._stacked.pop(meta[0], None)
 
     def ids(self, user_id: str | None = None) -> set[str]:
         with self._lock:
@@ -573,6 +590,7 @@ class InMemoryVectorIndex:
         with self._lock:
             self._vectors.clear()
             self._meta.clear()
+            self._stacked.clear()
 
 
 def _unit_rows(embeddings: np.ndarray, expected: int) -> np.ndarray:
