@@ -102,3 +102,11 @@ def test_no_read_path_returns_another_users_memory(ana: list[str], bo: list[str]
     searched = harness.retriever.search(query, "ana", k=20)
     for item in recalled + searched:
         assert all(source.startswith("a") for source in item.sources)
+
+
+def test_a_time_only_question_recalls_what_was_said_in_that_range(harness: Harness) -> None:
+    old = make_messages("ana", ["bought new running shoes"], start=NOW - timedelta(days=40), prefix="old")
+    recent = make_messages("ana", ["booked the plumber for Tuesday"], start=NOW - timedelta(days=7), prefix="new")
+    harness.ingest(old + recent)
+    result = harness.retriever.recall("What did we discuss last week?", "ana", now=NOW, k=1)
+    assert result.items[0].sources == ["new0"]

@@ -35,6 +35,7 @@ from memfold.embed.base import Embedder
 from memfold.errors import InvalidInputError
 from memfold.models import ArchiveItem, Event, Note, ProfileFact, RecallItem, RecallResult, utcnow
 from memfold.retrieval.indexing import fact_sentence
+from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex
 from memfold.stores import Stores
@@ -50,7 +51,6 @@ class RecallSettings(BaseModel):
     weight_own: float = 0.5  # BM25 on the row's own key
     weight_dense: float = 1.0  # cosine on the dense key
     subject_boost: float = 0.3  # rows about someone the query names
-    range_boost: float = 0.5  # rows inside the query's time range (x temporal weight)
     store_floor: float = 0.15  # an intent below this weight does not query its store
     intent_base: float = 0.6  # a structured match scores (base + intent weight) x a perfect archive hit
     window_gap_hours: float = 2.0
@@ -123,7 +123,7 @@ class Retriever:
         self._archive_candidates(pool, query, user_id, intent, names)
         if intent.weight("fact") >= self.settings.store_floor:
             self._profile_candidates(pool, query, user_id, intent, names)
-        if intent.weight("temporal") >= self.settings.store_floor or intent.time_range:
+        if intent.time_range is not None:
             self._event_candidates(pool, query, user_id, intent, names)
         self._semantic_candidates(pool, query, user_id, intent)
         items = deduplicate(sorted(pool.entries.values(), key=lambda c: -c.score), k)
@@ -136,28 +136,37 @@ class Retriever:
 
     def _archive_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
                             names: set[str]) -> None:
+        lists = self._ranked_lists(query, user_id)
+        wanted = set(self._in_range(user_id, intent)).union(*(scores for _, scores in lists))
+        rows = self.stores.archive.get(user_id, list(wanted))
+        if intent.time_range is not None:  # the question names a time: keep what lies inside it
+            rows = [r for r in rows if _within(r.occurred_at, intent.time_range)] or rows
+        for group in _by_sources(rows):
+            # one memory indexed under several keys (raw text, extraction): its best score per list
+            score = sum(weight * max(scores.get(r.item_id, 0.0) for r in group) for weight, scores in lists)
+            if any(r.subject is not None and r.subject.lower() in names for r in group):
+                score += self.settings.subject_boost
+            shown = next((r for r in group if r.kind in ("message", "document")), group[0])
+            pool.offer(shown.item_id, archive_recall_item(shown, score), score)
+
+    def _ranked_lists(self, query: str, user_id: str) -> list[tuple[float, dict[str, float]]]:
+        """(weight, normalised scores) of BM25-window, BM25-own and dense."""
         s = self.settings
         [vector] = self.embedder.embed([query])
         dense = self.stores.index.query(user_id, vector, s.candidates)
         lexical: LexicalHits = self.lexical.search(user_id, query, s.candidates)
-        fused: dict[str, float] = {}
-        for hits, weight, floor in ((lexical.window, s.weight_window, 0.0), (lexical.own, s.weight_own, 0.0),
-                                    (dense, s.weight_dense, s.dense_floor)):
-            for item_id, value in normalised(hits, floor).items():
-                fused[item_id] = fused.get(item_id, 0.0) + weight * value
-        rows = self.stores.archive.get(user_id, list(fused))
-        for row in rows:
-            score = fused[row.item_id] + self._context_boost(row.subject, row.occurred_at, intent, names)
-            pool.offer(row.item_id, archive_recall_item(row, score), score)
+        return [(s.weight_window, normalised(lexical.window, 0.0)), (s.weight_own, normalised(lexical.own, 0.0)),
+                (s.weight_dense, normalised(dense, s.dense_floor))]
 
-    def _context_boost(self, subject: str | None, when: datetime | None, intent: QueryIntent,
-                       names: set[str]) -> float:
-        boost = 0.0
-        if names and subject is not None and subject.lower() in names:
-            boost += self.settings.subject_boost
-        if intent.time_range and when is not None and intent.time_range[0] <= when < intent.time_range[1]:
-            boost += self.settings.range_boost * max(intent.weight("temporal"), 0.5)
-        return boost
+    def _in_range(self, user_id: str, intent: QueryIntent) -> list[str]:
+        """Archive ids of the newest messages inside the query's time range (a question
+        like "what did we discuss last week?" may share no word with the answer)."""
+        if intent.time_range is None:
+            return []
+        start, end = intent.time_range
+        messages = self.stores.log.list(user_id, since=start, until=end, limit=self.settings.candidates,
+                                        newest_first=True)
+        return [archive_item_id(user_id, "message", m.msg_id) for m in messages]
 
     def _named_subjects(self, query: str, user_id: str) -> set[str]:
         """Lower-cased subjects of this user's memory that the query names."""
@@ -198,12 +207,10 @@ class Retriever:
                           names: set[str]) -> None:
         terms = set(self.analyzer.tokens(query))
         start, end = intent.time_range or (None, None)
-        for event in self.stores.events.range(user_id, start=start, end=end, limit=5000):
-            match = self._overlap(terms, f"{event.subject} {event.text}")
-            if intent.time_range is None and match == 0:
-                continue
+        for event in self.stores.events.range(user_id, start=start, end=end, limit=self.settings.candidates):
+            # inside the range the question names: half a match already, the words do the rest
+            match = 0.5 + 0.5 * self._overlap(terms, f"{event.subject} {event.text}")
             score = self._structured(match, intent.weight("temporal"), about=event.subject.lower() in names)
-            score += self._context_boost(None, event.occurred_at, intent, names)
             pool.offer(event.event_id, event_recall_item(event, score), score)
 
     def _semantic_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent) -> None:
@@ -250,6 +257,17 @@ def normalised(hits: Sequence[tuple[str, float]], floor: float | None = None) ->
     if span <= 1e-12:
         return {item_id: 1.0 for item_id, _ in hits}
     return {item_id: (score - bottom) / span for item_id, score in hits}
+
+
+def _within(when: datetime | None, time_range: tuple[datetime, datetime]) -> bool:
+    return when is not None and time_range[0] <= when < time_range[1]
+
+
+def _by_sources(rows: Sequence[ArchiveItem]) -> list[list[ArchiveItem]]:
+    groups: dict[tuple[str, ...], list[ArchiveItem]] = {}
+    for row in rows:
+        groups.setdefault(tuple(sorted(row.sources)), []).append(row)
+    return list(groups.values())
 
 
 def deduplicate(candidates: Sequence[_Candidate], k: int) -> list[RecallItem]:

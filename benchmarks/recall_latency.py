@@ -1,0 +1,93 @@
+"""Recall latency for one user with many stored messages, on the real stores (DuckDB + Chroma).
+
+    PYTHONPATH=src .venv/bin/python benchmarks/recall_latency.py --messages 100000
+
+Archive vectors come from the hashing embedder (latency does not depend on vector
+quality, and embedding 100,000 texts with MiniLM would take ~20 minutes on 2 cores);
+queries are embedded with the real MiniLM model, as in production. Prints p50/p95 of
+``Retriever.recall`` (query embedding included) after one warm-up query (the lazy BM25
+build, reported separately) and writes benchmarks/results/recall_latency.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+from memfold.embed import HashingEmbedder, MiniLMEmbedder
+from memfold.models import Message, RouteDecision
+from memfold.retrieval.indexing import archive_items
+from memfold.retrieval.recall import Retriever
+from memfold.stores import open_stores
+
+WORDS = ("trip hotel flight dinner pasta garden piano lesson doctor appointment budget report meeting "
+         "project deadline sister brother birthday gift concert movie book hiking running marathon "
+         "coffee tea recipe soup painting photo camera laptop phone car bike train bus rain sun beach "
+         "mountain lake river dog cat school class exam job interview salary rent apartment move city").split()
+QUERIES = ["When did I book the hotel for the trip?", "What gift did I get for my sister's birthday?",
+           "Where do I live now?", "What did the doctor say at the appointment?", "What book am I reading?",
+           "Which concert did we go to?", "What happened at the job interview last week?",
+           "Tell me about the marathon training", "What recipe did I cook with pasta?", "Do I have a dog?"]
+
+
+def populate(stores, user_id: str, count: int, batch: int = 2000) -> float:  # type: ignore[no-untyped-def]
+    rng = random.Random(7)
+    hashing = HashingEmbedder()
+    start = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    began = time.perf_counter()
+    for offset in range(0, count, batch):
+        messages = [Message(msg_id=f"m{n}", user_id=user_id, speaker=rng.choice(["user", "assistant"]),
+                            text=" ".join(rng.choices(WORDS, k=rng.randint(6, 20))),
+                            ts=start + timedelta(minutes=n)) for n in range(offset, min(count, offset + batch))]
+        items = archive_items(messages, [RouteDecision(msg_id=m.msg_id, kind="NONE") for m in messages])
+        with stores.db.transaction():
+            stores.log.append(messages)
+            stores.archive.add(items)
+        stores.index.upsert(items, hashing.embed([i.key_text for i in items]))
+        stores.archive.mark_indexed([i.item_id for i in items])
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "recall_latency.json")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        stores = open_stores(Path(tmp) / "store")
+        try:
+            populate_s = populate(stores, "u1", args.messages)
+            embedder = MiniLMEmbedder()
+            embedder.embed(["warm up the model"])
+            retriever = Retriever(stores, embedder)
+            began = time.perf_counter()
+            retriever.recall("warm up", "u1", k=10)
+            build_s = time.perf_counter() - began
+            times = []
+            for repeat in range(args.repeats):
+                for query in QUERIES:
+                    text = f"{query} ({repeat})"  # defeat the embedder's query cache
+                    began = time.perf_counter()
+                    retriever.recall(text, "u1", k=10)
+                    times.append((time.perf_counter() - began) * 1000)
+        finally:
+            stores.close()
+    report = {"messages": args.messages, "queries": len(times), "populate_s": round(populate_s, 1),
+              "first_recall_s (BM25 build)": round(build_s, 2),
+              "p50_ms": round(float(np.percentile(times, 50)), 1), "p95_ms": round(float(np.percentile(times, 95)), 1),
+              "max_ms": round(max(times), 1)}
+    print(json.dumps(report, indent=1))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
