@@ -359,10 +359,11 @@ def resolve_event_time(text: str, ref: datetime) -> TimeRef | None:
 
 # A cheap pre-filter: most chat turns carry no time words, and the router runs per message.
 _QUICK_FILTER = re.compile(
-    r"\d|ago\b|minute|hour|yesterday|today|tomorrow|tonight|morning|afternoon|evening|night|week|month|year|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
-    r"may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|"
-    r"sep|oct|nov|dec|other day|just now|right now|moment ago",
+    r"\d|\b(?:ago|back|earlier|minutes?|hours?|yesterday|today|tomorrow|tonight|morning|"
+    r"afternoon|evening|night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|other day|just now|"
+    r"right now|moment)\b",
     re.IGNORECASE)
 
 _RANGE_RE = re.compile(

@@ -151,3 +151,21 @@ def test_real_model_routes_the_dev_split() -> None:
         messages, [RouteContext(embedding=v) for v in vectors])
     correct = sum(d.kind == r["label"] for d, r in zip(decisions, rows))
     assert correct / len(rows) >= 0.85
+
+
+def test_profile_turns_add_into_update(backend: OfflineBackend, msg: MessageFactory) -> None:
+    from memfold.models import ProfileFact
+
+    current = [ProfileFact(user_id="u1", key="location", value="Lisbon", sources=["m0"])]
+    [fact] = backend.route(msg("I live in Berlin."), RouteContext(profile=current)).facts
+    assert (fact.action, fact.key, fact.value) == ("update", "location", "Berlin")
+    [same] = backend.route(msg("I live in Lisbon."), RouteContext(profile=current)).facts
+    assert same.action == "add"
+    [gone] = backend.route(msg("I'm not vegan anymore."), RouteContext(profile=current)).facts
+    assert gone.action == "none"  # nothing stored to delete
+
+
+def test_event_keeps_its_side_fact(router: Router, msg: MessageFactory) -> None:
+    decision = router.route(msg("We moved to Austin last month."))
+    assert decision.kind == "EVENT"
+    assert [(f.key, f.value) for f in decision.facts] == [("location", "Austin")]

@@ -134,11 +134,15 @@ def document_cues(message: Message, text: str, cues: Cues) -> None:
         cues.add("DOCUMENT", 1.5, "impersonal long text")
 
 
-def none_cues(message: Message, text: str, cues: Cues) -> None:
+def content_sentences(text: str) -> list[str]:
+    """The statements of ``text``: its sentences minus questions, greetings and reactions."""
+    return [s for s in sentences(text) if is_content_sentence(s)]
+
+
+def none_cues(message: Message, text: str, content: list[str], cues: Cues) -> None:
     low = text.lower().strip()
     words = len(low.split())
     cues.add("NONE", 1.0, "prior")
-    content = [s for s in sentences(text) if is_content_sentence(s)]
     if not content:
         cues.add("NONE", 2.0, "only questions/greetings/reactions")
     if words <= 4:
@@ -149,13 +153,13 @@ def none_cues(message: Message, text: str, cues: Cues) -> None:
         cues.add("NONE", 0.5, "assistant turn")
 
 
-def event_cues(text: str, cues: Cues) -> None:
-    low = " ".join(s.lower() for s in sentences(text) if is_content_sentence(s))
+def event_cues(content: list[str], cues: Cues) -> None:
+    joined = " ".join(content)
+    low = joined.lower()
     if not low:
         return
-    content = " ".join(s for s in sentences(text) if is_content_sentence(s))
     past = [m["verb"] for m in _PAST_ACTION.finditer(low) if m["verb"] not in _STATIVE_ED]
-    past += [m["verb"] for m in _NAMED_PAST.finditer(content) if m["verb"] not in _STATIVE_ED]
+    past += [m["verb"] for m in _NAMED_PAST.finditer(joined) if m["verb"] not in _STATIVE_ED]
     if past:
         cues.add("EVENT", 2.0, f"past action '{past[0]}'")
     if _PERFECT.search(low):

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memfold.llm.cues import IRREGULAR_PAST, is_content_sentence, sentences
+from memfold.llm.cues import IRREGULAR_PAST, content_sentences
 from memfold.llm.keys import fact_key, speaker_subject
 from memfold.models import FactExtraction, Message
 
@@ -58,7 +58,8 @@ _PARTNERS = frozenset("wife husband partner boyfriend girlfriend fiance fiancé 
 _V = r"(?P<v>[^.,!?;:\n()]+)"
 _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
-    r"on|with|from|to help|to make|"
+    r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
+    r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+)|right now|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha)\b.*$", re.IGNORECASE)
 _OBJECT_PRONOUN = re.compile(
@@ -146,7 +147,12 @@ _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [(re.compile(p, re.IGNORECA
     (r"\bmy (?:job|profession|occupation) is (?:an? )?" + _V, _const("job"), 3.0),
     (r"\bi'?ve been (?:an? )?(?P<v>[\w-]+(?: [\w-]+)?) for (?:\w+ )?(?:years|months|decades)",
      _i_am_a_key, 2.5),
-    (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, _const("employer"), 3.0),
+    (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, _const("employer"),
+     3.0),
+    # side facts of events: the event wins the routing, the profile still learns the fact
+    (r"\b(?:i|we) (?:just |recently |finally )?(?:moved|relocated) to " + _V, _const("location"), 1.5),
+    (r"\bi (?:just |recently |finally )?(?:got|started|landed|accepted) (?:a |my )?(?:new )?(?:job|"
+     r"position|role) as (?:an? )?" + _V, _const("job"), 1.5),
     (r"\bi work in " + _V, _work_in_key, 2.5),
     (_I_AM + r"(?:studying|majoring in|doing (?:a|my) (?:phd|masters|master's|degree) in) " + _V,
      _const("education"), 3.0),
@@ -267,6 +273,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     return found
 
 
+_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
     "sorry glad happy fine good great okay ok here back home sure tired excited done ready "
@@ -308,16 +315,17 @@ def _habit_facts(sentence: str, speaker: str) -> list[Found]:
     return out
 
 
-def extract_facts(message: Message) -> tuple[list[FactExtraction], float]:
+def extract_facts(message: Message,
+                  content: list[str] | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight.
 
     The weight is the FACT cue score (0 when no rule fired).
     """
     speaker = speaker_subject(message)
     best: dict[tuple[str, str], Found] = {}
-    for sentence in sentences(message.text):
-        if not is_content_sentence(sentence):
-            continue
+    for sentence in content if content is not None else content_sentences(message.text):
+        if not _FIRST_PERSON_GATE.search(sentence):
+            continue  # every rule needs "I", "my" or "call me": skip the rest cheaply
         negated = bool(_NEGATED.search(sentence)) or bool(
             re.search(r"\b(?:i'm|i am) (?:not|no longer)\b", sentence, re.I))
         for item in _relation_facts(sentence, speaker) + _rule_facts(
@@ -325,8 +333,20 @@ def extract_facts(message: Message) -> tuple[list[FactExtraction], float]:
             slot = (item.subject, item.key)
             if slot not in best or item.weight > best[slot].weight:
                 best[slot] = item
+    best = _one_key_per_value(best)
     strength = max((item.weight for item in best.values()), default=0.0)
     return [_to_extraction(item, message) for item in best.values()], strength
+
+
+def _one_key_per_value(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
+    """'I'm a transgender woman' matches identity and the generic trait rule: keep the stronger."""
+    by_value: dict[tuple[str, str], Found] = {}
+    for item in best.values():
+        slot = (item.subject, item.value.lower())
+        if slot not in by_value or item.weight > by_value[slot].weight:
+            by_value[slot] = item
+    kept = set(map(id, by_value.values()))
+    return {slot: item for slot, item in best.items() if id(item) in kept}
 
 
 def _negation_free(sentence: str) -> str:

@@ -25,14 +25,7 @@ from pydantic import BaseModel
 from memfold.embed.base import Embedder
 from memfold.errors import InvalidInputError
 from memfold.llm.base import RouteContext
-from memfold.llm.cues import (
-    Cues,
-    document_cues,
-    event_cues,
-    is_content_sentence,
-    none_cues,
-    sentences,
-)
+from memfold.llm.cues import Cues, content_sentences, document_cues, event_cues, none_cues
 from memfold.llm.facts import extract_facts
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
@@ -73,8 +66,8 @@ class OfflineBackend:
         if len(messages) != len(contexts):
             raise InvalidInputError(f"{len(messages)} messages but {len(contexts)} contexts")
         similarities = self._similarities(messages, contexts)
-        return [self._decide(message, None if similarities is None else similarities[row])
-                for row, message in enumerate(messages)]
+        return [self._decide(message, context, None if similarities is None else similarities[row])
+                for row, (message, context) in enumerate(zip(messages, contexts))]
 
     # -- embeddings ----------------------------------------------------------------------------
 
@@ -116,18 +109,21 @@ class OfflineBackend:
 
     # -- decision --------------------------------------------------------------------------------
 
-    def _decide(self, message: Message, similarity: np.ndarray | None) -> RouteDecision:
+    def _decide(self, message: Message, context: RouteContext,
+                similarity: np.ndarray | None) -> RouteDecision:
         cues = Cues()
         text = message.text
+        content = content_sentences(text)
         document_cues(message, text, cues)
-        none_cues(message, text, cues)
-        event_cues(text, cues)
+        none_cues(message, text, content, cues)
+        event_cues(content, cues)
         is_reference = message.role in ("tool", "document")
-        facts, strength = ([], 0.0) if is_reference else extract_facts(message)
+        facts, strength = ([], 0.0) if is_reference else extract_facts(message, content)
+        facts = _against_profile(facts, context)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
         when = None if is_reference else resolve_event_time(text, message.ts)
-        if when is not None and any(is_content_sentence(s) for s in sentences(text)):
+        if when is not None and content:
             # a date makes an action an event; on its own ("so tired today") it is a hint
             weight = 2.0 if cues.scores["EVENT"] > 0 else 0.75
             cues.add("EVENT", weight, f"time '{when.expression}'")
@@ -136,23 +132,41 @@ class OfflineBackend:
             scores = scores + self.embedding_weight * similarity
             cues.reasons.append("prototypes: " + ", ".join(
                 f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity)))
-        return self._build(message, scores, cues.reasons, facts, when)
+        return self._build(message, scores, cues.reasons, facts, when, content)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
-               facts: list[FactExtraction], when: TimeRef | None) -> RouteDecision:
+               facts: list[FactExtraction], when: TimeRef | None,
+               content: list[str]) -> RouteDecision:
         best = int(np.argmax(scores))
         kind = KINDS[best]
         weights = np.exp(scores - scores.max())
         confidence = float(weights[best] / weights.sum())
-        event = _event(message, when) if kind == "EVENT" else None
+        event = _event(message, when, content) if kind == "EVENT" else None
         kept = facts if kind in ("FACT", "EVENT") else []
         return RouteDecision(msg_id=message.msg_id, kind=kind, confidence=round(confidence, 4),
                              facts=kept, event=event, reasons=reasons, backend=self.name)
 
 
-def _event(message: Message, when: TimeRef | None) -> EventExtraction:
+def _against_profile(facts: list[FactExtraction], context: RouteContext) -> list[FactExtraction]:
+    """add -> update when the profile holds another value; a repeated value stays 'add'
+    (the store merges its evidence); deleting a key the profile lacks becomes 'none'."""
+    if not context.profile:
+        return facts
+    current = {(f.subject, f.key): f.value for f in context.profile}
+    out = []
+    for fact in facts:
+        stored = current.get((fact.subject, fact.key))
+        if fact.action == "add" and stored is not None and stored != fact.value:
+            fact = fact.model_copy(update={"action": "update",
+                                           "reason": f"{fact.reason}; was {stored!r}"})
+        elif fact.action == "delete" and stored is None:
+            fact = fact.model_copy(update={"action": "none", "reason": "nothing stored to delete"})
+        out.append(fact)
+    return out
+
+
+def _event(message: Message, when: TimeRef | None, content: list[str]) -> EventExtraction:
     """The event's text is the message's statements (questions and greetings dropped)."""
-    content = [s for s in sentences(message.text) if is_content_sentence(s)]
     text = " ".join(content) if content else message.text
     return EventExtraction(
         subject=speaker_subject(message), text=text[:1000],

@@ -41,6 +41,8 @@ class Router:
     def _guard(self, message: Message, decision: RouteDecision) -> RouteDecision:
         if message.role in REFERENCE_ROLES:
             return self._as_reference(message, decision)
+        if decision.kind == "DOCUMENT":  # a user-pasted web page can carry an injection too
+            return self._flag_if_instruction_like(message, decision)
         if message.role != "user" and (decision.facts or decision.kind == "FACT"):
             return decision.model_copy(update={
                 "kind": "NONE" if decision.kind == "FACT" else decision.kind, "facts": [],
@@ -56,13 +58,18 @@ class Router:
                 reasons.append(f"grounding: dropped {fact.subject}.{fact.key}: {problem}")
         return decision.model_copy(update={"facts": kept, "reasons": reasons})
 
+    def _as_reference(self, message: Message, decision: RouteDecision) -> RouteDecision:
+        reference = decision.model_copy(update={
+            "kind": "DOCUMENT", "facts": [], "event": None,
+            "reasons": [*decision.reasons, f"trust: role {message.role} is reference content"]})
+        return self._flag_if_instruction_like(message, reference)
+
     @staticmethod
-    def _as_reference(message: Message, decision: RouteDecision) -> RouteDecision:
+    def _flag_if_instruction_like(message: Message, decision: RouteDecision) -> RouteDecision:
         verdict = assess(message.text)
-        flags = list(decision.flags)
-        reasons = [*decision.reasons, f"trust: role {message.role} is reference content"]
-        if verdict.instruction_like and INSTRUCTION_FLAG not in flags:
-            flags.append(INSTRUCTION_FLAG)
-            reasons.append("trust: instruction-like: " + "; ".join(verdict.evidence[:3]))
-        return decision.model_copy(update={"kind": "DOCUMENT", "facts": [], "event": None,
-                                           "flags": flags, "reasons": reasons})
+        if not verdict.instruction_like or INSTRUCTION_FLAG in decision.flags:
+            return decision
+        return decision.model_copy(update={
+            "facts": [], "flags": [*decision.flags, INSTRUCTION_FLAG],
+            "reasons": [*decision.reasons,
+                        "trust: instruction-like: " + "; ".join(verdict.evidence[:3])]})
