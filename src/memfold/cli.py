@@ -1,27 +1,69 @@
 """The ``memfold`` command line: each command opens a Memory, calls one public method, prints.
 
-Reads print rich tables, or JSON with ``--json``. Errors are one line on stderr with what
-to do, and a non-zero exit; ``--debug`` shows the traceback instead.
+Reads print rich tables, or JSON with ``--json`` (the same data the Python call returns).
+Errors are one line on stderr saying what to do, with a non-zero exit; ``--debug`` shows
+the traceback instead. A store held by a running writer (an agent) is refused at once,
+naming its PID, before anything slow is imported: DuckDB lets no other process open the
+file while a writer holds it, not even read-only, so waiting would only hang.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import date, datetime, time, timedelta, timezone
+from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import IO, Annotated, Any, Optional
+from uuid import UUID
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperGroup
 
-from memfold.errors import InvalidInputError, MemfoldError
+from memfold.errors import ConfigError, InvalidInputError, MemfoldError, StoreLockedError
+
+DEFAULT_STORE = Path("memfold-store")
+DB_FILE = "memfold.duckdb"  # the same name as memfold.stores.DB_FILE (not imported: it is slow)
+EMBEDDERS = ("minilm", "hashing")
+BACKENDS = ("auto", "offline", "anthropic")
+
+
+class _State:
+    """Global options of the current invocation (set by the root callback)."""
+
+    store: Path = DEFAULT_STORE
+    debug: bool = False
+    embedder: str | None = None
+    backend: str | None = None
+
+
+STATE = _State()
+console = Console()
+err_console = Console(stderr=True)
+
+
+class _MemfoldGroup(TyperGroup):
+    """The root group: a MemfoldError from any command becomes one line and exit status 1."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except MemfoldError as exc:
+            if STATE.debug:
+                raise
+            _print_error(exc)
+            raise typer.Exit(1) from None
+
 
 app = typer.Typer(
     name="memfold",
+    cls=_MemfoldGroup,
     help="memfold: long-term memory for LLM agents (profile KV, event log, vector archive, folded compaction).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -30,70 +72,141 @@ app = typer.Typer(
 profile_app = typer.Typer(help="Show, explain, set and delete profile facts.", no_args_is_help=True)
 app.add_typer(profile_app, name="profile")
 
-console = Console()
-err_console = Console(stderr=True)
-
-
-class _State:
-    store: Path = Path("memfold-store")
-    debug: bool = False
-    embedder: str | None = None
-    backend: str | None = None
-
-
-STATE = _State()
-
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id whose memories to use (required).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (the Python API's result) instead of a table.")]
+SubjectOpt = Annotated[str, typer.Option("--subject", help="Who the fact is about.")]
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Optional[str]], Optional[str]]:
+    def check(value: Optional[str]) -> Optional[str]:
+        if value is not None and value not in choices:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    return check
 
 
 @app.callback()
 def _global(
-    store: Annotated[Path, typer.Option("--store", envvar="MEMFOLD_STORE",
-                                        help="Store directory (env MEMFOLD_STORE).")] = Path("memfold-store"),
-    embedder: Annotated[Optional[str], typer.Option(help="minilm (default) or hashing (tests only).")] = None,
-    backend: Annotated[Optional[str], typer.Option(help="auto (default), offline or anthropic.")] = None,
+    store: Annotated[Path, typer.Option(
+        "--store", envvar="MEMFOLD_STORE", show_default=False,
+        help="Store directory [env MEMFOLD_STORE; default ./memfold-store].")] = DEFAULT_STORE,
+    embedder: Annotated[Optional[str], typer.Option(
+        callback=_one_of(EMBEDDERS), help="minilm (default) or hashing (fast, tests only).")] = None,
+    backend: Annotated[Optional[str], typer.Option(
+        callback=_one_of(BACKENDS), help="auto (default), offline or anthropic.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
 ) -> None:
     """Global options shared by every command."""
     STATE.store, STATE.debug, STATE.embedder, STATE.backend = store, debug, embedder, backend
 
 
+# -- errors ---------------------------------------------------------------------------
+
+
+def _print_error(exc: MemfoldError) -> None:
+    err_console.print(f"[red]error:[/] {escape(one_line(exc))}", soft_wrap=True, highlight=False)
+
+
+def one_line(exc: MemfoldError) -> str:
+    """The error as one line: its message up to any echo of the query, then the hint."""
+    message = str(exc.args[0]) if exc.args else type(exc).__name__
+    kept = []
+    for line in message.splitlines():
+        if line.startswith("LINE "):  # DuckDB's echo of the statement with a caret below it
+            break
+        if line.strip():
+            kept.append(line.strip())
+    text = " ".join(kept) or type(exc).__name__
+    return f"{text} ({exc.hint})" if exc.hint else text
+
+
+def _held_hint(pid: int | None, reading: bool) -> str:
+    stop = f"stop it (kill {pid})" if pid else "stop it"
+    if reading:
+        return (f"a running agent is writing to it, and DuckDB lets no other process open the store "
+                f"meanwhile, not even to read: ask that process (Memory API), or {stop} and run this again")
+    return f"one writer per store: {stop} and run this again, or use another --store / MEMFOLD_STORE"
+
+
+def _refuse_if_held(store: Path, *, reading: bool) -> None:
+    """Fail at once if another process holds the store for writing (never blocks, never waits)."""
+    from memfold.stores.lock import holder_pid
+
+    pid = holder_pid(store)
+    if pid is not None:
+        error = StoreLockedError(str(store), pid or None)
+        error.hint = _held_hint(pid or None, reading)
+        raise error
+
+
+# -- opening the store ----------------------------------------------------------------
+
+
 def _settings() -> Any:
+    from pydantic import ValidationError
+
     from memfold.config import Settings
 
-    return Settings.from_env(store=STATE.store, embedder=STATE.embedder, backend=STATE.backend)
+    try:
+        return Settings.from_env(store=STATE.store, embedder=STATE.embedder, backend=STATE.backend)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ()))
+        raise ConfigError(f"setting {field}: {first.get('msg')}",
+                          hint="check the MEMFOLD_* environment variables") from exc
+
+
+def _require_store(store: Path) -> None:
+    if not (store / DB_FILE).is_file():
+        raise InvalidInputError(f"no memfold store at {store}",
+                                hint="ingest a transcript first (memfold ingest FILE), "
+                                     "or pass --store DIR / set MEMFOLD_STORE")
 
 
 @contextmanager
 def _open(*, read_only: bool = False) -> Iterator[Any]:
+    """Open the store for one command; readers take no lock and never disturb a writer."""
+    settings = _settings()
+    store = Path(settings.store)
+    _refuse_if_held(store, reading=read_only)
+    if read_only:
+        _require_store(store)
     from memfold.memory import Memory
 
-    settings = _settings()
-    if read_only and not Path(settings.store).exists():
-        raise InvalidInputError(f"no store at {settings.store}",
-                                hint="ingest something first, or pass --store DIR")
-    memory = Memory.open(settings=settings, read_only=read_only)
+    try:
+        memory = Memory.open(settings=settings, read_only=read_only)
+    except StoreLockedError as exc:  # a writer started between the probe and the open
+        exc.hint = _held_hint(exc.pid, read_only)
+        raise
     try:
         yield memory
     finally:
         memory.close()
 
 
+# -- output ---------------------------------------------------------------------------
+
+
 def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+    sys.stdout.write(json.dumps(data, indent=2, default=json_default, ensure_ascii=False) + "\n")
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """JSON for pydantic records and the values DuckDB returns (dates, decimals, UUIDs, bytes)."""
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json")
-    if isinstance(value, datetime):
+    if isinstance(value, (datetime, date, time)):
         return value.isoformat()
-    if isinstance(value, (set, tuple)):
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, (set, frozenset, tuple)):
         return list(value)
-    if isinstance(value, Path):
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, (Path, Decimal, UUID)):
         return str(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    return repr(value)
 
 
 def _dump(records: Any) -> Any:
@@ -103,11 +216,11 @@ def _dump(records: Any) -> Any:
 
 
 def _table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    table = Table(title=title, show_lines=False)
+    table = Table(title=title or None, show_lines=False)
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(escape(str(column)), overflow="fold")
     for row in rows:
-        table.add_row(*[_cell(v) for v in row])
+        table.add_row(*[escape(_cell(v)) for v in row])
     console.print(table)
 
 
@@ -123,30 +236,45 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def parse_when(value: str | None, *, now: datetime | None = None) -> datetime | None:
-    """ISO date/time, '7d'/'12h'/'2w' (ago), or a phrase such as 'last week' (its start)."""
+def _say(text: str) -> None:
+    """Plain text on stdout: never read as rich markup (it may quote user data)."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+# -- time options ---------------------------------------------------------------------
+
+
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_when(value: str | None, *, now: datetime | None = None, end: bool = False) -> datetime | None:
+    """A time option: an ISO date/time, '7d'/'12h'/'2w' (that long ago), or a phrase such as
+    'last week' or 'yesterday' (its start; with ``end`` its end, and an ISO date's end of day)."""
     if value is None:
         return None
-    from datetime import timedelta
-
     now = now or datetime.now(timezone.utc)
     text = value.strip().lower()
-    units = {"h": "hours", "d": "days", "w": "weeks"}
-    if len(text) >= 2 and text[:-1].isdigit() and text[-1] in units:
-        return now - timedelta(**{units[text[-1]]: int(text[:-1])})
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        parsed = None
+    if len(text) >= 2 and text[:-1].isdigit() and text[-1] in _UNITS and len(text) <= 7:
+        return now - timedelta(**{_UNITS[text[-1]]: int(text[:-1])})
+    parsed = _parse_iso(value.strip())
     if parsed is not None:
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        date_only = "t" not in text and ":" not in text
+        return parsed + timedelta(days=1) if end and date_only else parsed
     from memfold.timeexpr import resolve_query_range
 
-    span = resolve_query_range(value, now)
+    span = resolve_query_range(value, now) if len(value) <= 200 else None
     if span is None:
         raise InvalidInputError(f"cannot read {value!r} as a time",
                                 hint="use an ISO date (2023-05-08), '7d', or a phrase like 'last week'")
-    return span[0]
+    return span[1] if end else span[0]
+
+
+def _parse_iso(text: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 # -- ingest and route -----------------------------------------------------------------
@@ -154,29 +282,44 @@ def parse_when(value: str | None, *, now: datetime | None = None) -> datetime | 
 
 @app.command()
 def ingest(
-    file: Annotated[Path, typer.Argument(help="JSONL of messages (one object a line) or LoCoMo JSON.")],
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True,
+                                         help="JSONL of messages (one object a line) or LoCoMo JSON.")],
     user: Annotated[Optional[str], typer.Option("--user", "-u", help="Store every message under this user id.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Ingest a transcript: route every message, store it, report routed counts and rejected lines."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+    from memfold.transcripts import detect_format
+
+    kind = detect_format(file)
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                TimeRemainingColumn())
     with _open() as memory, Progress(*columns, console=err_console, disable=json_out) as bar:
-        task = bar.add_task(f"ingesting {file.name}", total=None)
+        task = bar.add_task(f"ingesting {escape(file.name)} ({kind})", total=None)
         report = memory.ingest_file(file, user_id=user,
                                     progress=lambda n: bar.advance(task, n),
                                     on_total=lambda n: bar.update(task, total=n))
     if json_out:
         _print_json(report)
-        return
-    console.print(f"[bold]{report.accepted}[/] messages stored, {report.duplicates} already present, "
-                  f"{len(report.rejected)} rejected, {report.folds} folds, {report.seconds:.1f}s")
+    else:
+        _ingest_summary(report)
+    if report.rejected and not report.accepted and not report.duplicates:
+        raise typer.Exit(1)  # nothing in the file could be stored
+
+
+def _ingest_summary(report: Any) -> None:
+    _say(f"{report.accepted} messages stored, {report.duplicates} already present, "
+         f"{len(report.rejected)} rejected, {report.folds} folds, {report.seconds:.1f}s")
     _table("Routed", ["kind", "messages"], [[k, n] for k, n in sorted(report.routed.items())])
     if report.rejected:
+        shown = report.rejected[:50]
         _table("Rejected", ["line", "msg_id", "field", "error"],
-               [[r.position, r.msg_id, r.field, r.error] for r in report.rejected[:50]])
+               [[r.position, r.msg_id, r.field, r.error] for r in shown])
+        if len(report.rejected) > len(shown):
+            _say(f"... and {len(report.rejected) - len(shown)} more (use --json for all)")
+        err_console.print("fix the rejected lines and ingest the file again: stored lines are skipped "
+                          "as duplicates", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -192,20 +335,37 @@ def route(
     when = parse_when(ts) or datetime.now(timezone.utc)
     message = {"msg_id": "cli-route", "user_id": user, "speaker": speaker, "role": role,
                "text": text, "ts": when}
-    with _open() as memory:
+    with _route_memory() as memory:
         decision = memory.route(message)
     if json_out:
         _print_json(decision)
         return
-    console.print(f"[bold]{decision.kind}[/] (confidence {decision.confidence:.2f}, {decision.backend})")
+    _say(f"{decision.kind} (confidence {decision.confidence:.2f}, {decision.backend})")
     for fact in decision.facts:
-        console.print(f"  fact: {fact.subject}.{fact.key} = {fact.value!r} ({fact.action})")
+        _say(f"  fact: {fact.subject}.{fact.key} = {fact.value!r} ({fact.action})")
     if decision.event:
-        console.print(f"  event: {decision.event.occurred_at:%Y-%m-%d} {decision.event.text!r}")
+        _say(f"  event: {decision.event.occurred_at:%Y-%m-%d} {decision.event.text!r}")
     for reason in decision.reasons:
-        console.print(f"  because: {reason}")
+        _say(f"  because: {reason}")
     if decision.flags:
-        console.print(f"  flags: {', '.join(decision.flags)}")
+        _say(f"  flags: {', '.join(decision.flags)}")
+
+
+@contextmanager
+def _route_memory() -> Iterator[Any]:
+    """The store read-only when there is one (for the user's profile); else an empty memory."""
+    settings = _settings()
+    if (Path(settings.store) / DB_FILE).is_file():
+        with _open(read_only=True) as memory:
+            yield memory
+        return
+    from memfold.memory import Memory
+
+    memory = Memory.in_memory(settings)
+    try:
+        yield memory
+    finally:
+        memory.close()
 
 
 # -- recall ---------------------------------------------------------------------------
@@ -216,7 +376,7 @@ def recall(
     query: Annotated[str, typer.Argument(help="The question.")],
     user: UserOpt,
     now: Annotated[Optional[str], typer.Option(help="Reference time for 'last week' etc. (ISO).")] = None,
-    k: Annotated[int, typer.Option("--k", "-k", help="How many items.")] = 10,
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000, help="How many items.")] = 10,
     json_out: JsonOpt = False,
 ) -> None:
     """Recall memories for a question; the question chooses the store."""
@@ -225,8 +385,8 @@ def recall(
     if json_out:
         _print_json(result)
         return
-    intents = ", ".join(f"{k}={v:.2f}" for k, v in result.intents.items())
-    console.print(f"intent: {intents}  ({result.elapsed_ms:.0f} ms)")
+    intents = ", ".join(f"{name}={v:.2f}" for name, v in result.intents.items())
+    _say(f"intent: {intents}  ({result.elapsed_ms:.0f} ms)")
     _items_table(result.items)
 
 
@@ -239,7 +399,7 @@ def _items_table(items: list[Any]) -> None:
 def context(
     query: Annotated[str, typer.Argument(help="The question the context is for.")],
     user: UserOpt,
-    budget: Annotated[int, typer.Option(help="Token budget for the whole context.")] = 2000,
+    budget: Annotated[int, typer.Option(min=1, help="Token budget for the whole context.")] = 2000,
     now: Annotated[Optional[str], typer.Option(help="Reference time (ISO).")] = None,
     json_out: JsonOpt = False,
 ) -> None:
@@ -249,18 +409,17 @@ def context(
     if json_out:
         _print_json(ctx)
         return
-    console.print(ctx.system, markup=False, highlight=False)
+    _say(ctx.system)
     for message in ctx.messages:
-        console.print(f"[{message['role']}] {message['content']}", markup=False, highlight=False)
-    console.print(f"\n{ctx.tokens}/{ctx.budget_tokens} tokens: "
-                  + ", ".join(f"{s.name} {s.tokens}" for s in ctx.sections))
+        _say(f"[{message['role']}] {message['content']}")
+    _say(f"\n{ctx.tokens}/{ctx.budget_tokens} tokens: " + ", ".join(f"{s.name} {s.tokens}" for s in ctx.sections))
 
 
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="Text to search the vector archive for.")],
     user: UserOpt,
-    k: Annotated[int, typer.Option("--k", "-k", help="How many items.")] = 10,
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000, help="How many items.")] = 10,
     json_out: JsonOpt = False,
 ) -> None:
     """Raw dense search of the vector archive (no intent routing, no fusion)."""
@@ -308,7 +467,7 @@ def profile_history(user: UserOpt,
 @profile_app.command("why")
 def profile_why(key: Annotated[str, typer.Argument(help="The profile key, e.g. diet.")],
                 user: UserOpt,
-                subject: Annotated[str, typer.Option(help="Who the fact is about.")] = "user",
+                subject: SubjectOpt = "user",
                 json_out: JsonOpt = False) -> None:
     """Explain a fact: its value, every change, and the source messages quoted."""
     with _open(read_only=True) as memory:
@@ -316,7 +475,7 @@ def profile_why(key: Annotated[str, typer.Argument(help="The profile key, e.g. d
     if json_out:
         _print_json(explanation)
         return
-    console.print(explanation.render(), markup=False, highlight=False)
+    _say(explanation.render())
 
 
 @profile_app.command("set")
@@ -325,21 +484,30 @@ def profile_set(key: Annotated[str, typer.Argument(help="The profile key.")],
                 user: UserOpt,
                 source: Annotated[list[str], typer.Option("--source", "-s",
                                                           help="msg_id of the evidence (repeatable, required).")],
-                subject: Annotated[str, typer.Option(help="Who the fact is about.")] = "user") -> None:
+                subject: SubjectOpt = "user",
+                json_out: JsonOpt = False) -> None:
     """Set a profile fact by hand; evidence (a stored msg_id) is required."""
     with _open() as memory:
         change = memory.set_fact(user, key, value, sources=source, subject=subject)
-    console.print("unchanged" if change is None else f"{change.action}: {subject}.{key} = {value!r}")
+    if json_out:
+        _print_json(change)
+        return
+    _say("unchanged (the fact already has this value)" if change is None
+         else f"{change.action}: {subject}.{key} = {value!r}")
 
 
 @profile_app.command("delete")
 def profile_delete(key: Annotated[str, typer.Argument(help="The profile key.")],
                    user: UserOpt,
-                   subject: Annotated[str, typer.Option(help="Who the fact is about.")] = "user") -> None:
+                   subject: SubjectOpt = "user",
+                   json_out: JsonOpt = False) -> None:
     """Delete a profile fact (the changelog keeps a row)."""
     with _open() as memory:
         change = memory.delete_fact(user, key, subject=subject)
-    console.print("no such fact" if change is None else f"deleted {subject}.{key}")
+    if json_out:
+        _print_json(change)
+        return
+    _say(f"no fact {subject}.{key} for {user}" if change is None else f"deleted {subject}.{key}")
 
 
 # -- events, compaction ---------------------------------------------------------------
@@ -348,15 +516,20 @@ def profile_delete(key: Annotated[str, typer.Argument(help="The profile key.")],
 @app.command()
 def events(
     user: UserOpt,
-    since: Annotated[Optional[str], typer.Option(help="ISO date, '7d', or 'last week'.")] = None,
-    until: Annotated[Optional[str], typer.Option(help="ISO date, '7d', or a phrase.")] = None,
+    since: Annotated[Optional[str], typer.Option(help="From: ISO date, '7d' (ago), or 'last week'.")] = None,
+    until: Annotated[Optional[str], typer.Option(help="Up to (exclusive; a date includes its day): ISO date, "
+                                                      "'7d', or a phrase.")] = None,
     about: Annotated[Optional[str], typer.Option(help="Only events about this subject.")] = None,
-    limit: Annotated[Optional[int], typer.Option(help="At most this many.")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=0, help="At most this many.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """List events from the episodic log, oldest first."""
+    start, end = parse_when(since), parse_when(until, end=True)
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError(f"--since ({start:%Y-%m-%d %H:%M}) is after --until ({end:%Y-%m-%d %H:%M})",
+                                hint="swap them")
     with _open(read_only=True) as memory:
-        rows = memory.events(user, since=parse_when(since), until=parse_when(until), about=about, limit=limit)
+        rows = memory.events(user, since=start, until=end, about=about, limit=limit)
     if json_out:
         _print_json(_dump(rows))
         return
@@ -400,8 +573,8 @@ def fold(user: UserOpt, json_out: JsonOpt = False) -> None:
     if json_out:
         _print_json(state)
         return
-    console.print(f"{state.folds} folds; {len(state.working)} working turns, {len(state.episodes)} episodes, "
-                  f"{len(state.semantic.facts)} semantic facts")
+    _say(f"{state.folds} folds; {len(state.working)} working turns, {len(state.episodes)} episodes, "
+         f"{len(state.semantic.facts)} semantic facts")
 
 
 # -- store maintenance ----------------------------------------------------------------
@@ -418,20 +591,30 @@ def stats(json_out: JsonOpt = False) -> None:
     _table("Users", ["user", "messages", "facts", "events", "archive"],
            [[u, c["messages"], c["facts"], c["events"], c["archive"]] for u, c in data["users"].items()])
     _table("Disk", ["path", "bytes"], [[p, n] for p, n in data["disk"].items()])
+    _say(f"{data['vectors']} vectors indexed, {data['total_bytes']:,} bytes on disk")
 
 
 @app.command()
-def sql(query: Annotated[str, typer.Argument(help="A read-only SQL query over the DuckDB file.")],
-        limit: Annotated[int, typer.Option(help="At most this many rows.")] = 1000,
+def sql(query: Annotated[str, typer.Argument(help="One read-only SQL query over the store's DuckDB file.")],
+        limit: Annotated[int, typer.Option(min=0, help="At most this many rows.")] = 1000,
         json_out: JsonOpt = False) -> None:
-    """Run read-only SQL on the store (no writes, no file access outside it, no settings changes)."""
+    """Run read-only SQL on the store: no writes, no files outside it, no ATTACH, no settings changes."""
     from memfold.memory import Memory
 
-    columns, rows = Memory.sql_readonly(_settings().store, query, limit=limit)
+    store = Path(_settings().store)
+    _refuse_if_held(store, reading=True)
+    _require_store(store)
+    try:
+        columns, rows = Memory.sql_readonly(store, query, limit=limit)
+    except InvalidInputError as exc:
+        exc.hint = exc.hint or 'one read-only query; list the tables with: memfold sql "SHOW TABLES"'
+        raise
     if json_out:
-        _print_json([dict(zip(columns, row)) for row in rows])
+        _print_json({"columns": columns, "rows": [list(r) for r in rows]})
         return
     _table("", columns, [list(r) for r in rows])
+    if limit and len(rows) == limit:
+        err_console.print(f"(stopped at --limit {limit} rows)", highlight=False)
 
 
 @app.command()
@@ -442,30 +625,49 @@ def reindex(json_out: JsonOpt = False) -> None:
     if json_out:
         _print_json(report)
         return
-    console.print(f"reindexed: {report}")
+    _say(f"reindexed: {report}")
 
 
 @app.command("export")
-def export_cmd(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="File to write (default stdout).")] = None,
+def export_cmd(out: Annotated[Optional[Path], typer.Option("--out", "-o", dir_okay=False,
+                                                           help="File to write (default stdout).")] = None,
                user: Annotated[Optional[str], typer.Option("--user", "-u", help="Only this user.")] = None) -> None:
     """Export every record (of one user or all) as JSONL that `import` reads back exactly."""
     with _open(read_only=True) as memory:
-        records = memory.export(user)
-        handle = out.open("w", encoding="utf-8") if out else sys.stdout
-        count = 0
-        try:
-            for record in records:
-                handle.write(json.dumps(record, default=_json_default, ensure_ascii=False) + "\n")
-                count += 1
-        finally:
-            if out:
-                handle.close()
+        if user is not None and user.strip() not in memory.users():
+            raise InvalidInputError(f"no user {user!r} in {memory.settings.store}",
+                                    hint="memfold stats lists the users")
+        count = _write_records(memory.export(user), out)
     if out:
-        err_console.print(f"exported {count} records to {out}")
+        err_console.print(f"exported {count} records to {escape(str(out))}", highlight=False)
+
+
+def _write_records(records: Iterator[dict[str, Any]], out: Path | None) -> int:
+    """Write JSONL to ``out`` (through a temporary file, so a failure leaves no half file) or stdout."""
+    if out is None:
+        return _write_lines(records, sys.stdout)
+    partial = out.with_name(out.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            count = _write_lines(records, handle)
+        os.replace(partial, out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise InvalidInputError(f"cannot write {out}: {exc.strerror}", hint="check --out") from exc
+    return count
+
+
+def _write_lines(records: Iterator[dict[str, Any]], handle: IO[str]) -> int:
+    count = 0
+    for record in records:
+        handle.write(json.dumps(record, default=json_default, ensure_ascii=False) + "\n")
+        count += 1
+    return count
 
 
 @app.command("import")
-def import_cmd(file: Annotated[Path, typer.Argument(help="A JSONL file written by `memfold export`.")],
+def import_cmd(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True,
+                                                    help="A JSONL file written by `memfold export`.")],
                json_out: JsonOpt = False) -> None:
     """Import records written by `memfold export` (exact round trip)."""
     with _open() as memory:
@@ -478,21 +680,26 @@ def import_cmd(file: Annotated[Path, typer.Argument(help="A JSONL file written b
 
 @app.command()
 def forget(user: UserOpt,
-           yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+           yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
            json_out: JsonOpt = False) -> None:
     """Erase every trace of a user: DuckDB rows (file rewritten), vectors, fold state."""
-    if not yes and not typer.confirm(f"Erase every memory of user {user!r}?"):
+    _refuse_if_held(Path(_settings().store), reading=False)  # before asking, not after
+    if not yes and not typer.confirm(f"Erase every memory of user {user!r}?", err=True):
+        err_console.print("nothing erased", highlight=False)
         raise typer.Exit(1)
     with _open() as memory:
         report = memory.forget(user)
     if json_out:
         _print_json(report)
         return
-    console.print(f"forgot {user}: {report}")
+    _say(f"forgot {user}: {report.messages} messages, {report.facts} facts, {report.events} events, "
+         f"{report.documents} document chunks, {report.archive_items} archive items, "
+         f"{report.vectors} vectors ({report.seconds:.1f}s)")
 
 
 @app.command()
-def demo(store: Annotated[Optional[Path], typer.Option(help="Where to keep the demo store (default: a temporary directory).")] = None) -> None:
+def demo(store: Annotated[Optional[Path], typer.Option(
+        help="Where to keep the demo store (default: a temporary directory).")] = None) -> None:
     """Ingest the shipped demo transcript and show routing, profile, events and recall."""
     from memfold.demo import run_demo
 
@@ -511,11 +718,5 @@ _mount_bench()
 
 
 def main() -> None:
-    """Entry point: usage errors are reported by typer; memfold errors become one line + exit 1."""
-    try:
-        app()  # standalone mode: typer prints usage errors itself and exits
-    except MemfoldError as exc:
-        if STATE.debug:
-            raise
-        err_console.print(f"[red]error:[/] {exc}", highlight=False)
-        sys.exit(1)
+    """Entry point of `memfold` and `python -m memfold`."""
+    app(prog_name="memfold")
