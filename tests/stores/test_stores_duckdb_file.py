@@ -67,10 +67,13 @@ def test_read_only_database_reads_but_cannot_write(tmp_path: Path) -> None:
     path = tmp_path / "memfold.duckdb"
     with _open(path) as writer:
         writer.log.append([message("m1")])
+        writer.profile.upsert(fact("city", "Austin", "m1"))
     reader = duckdb_stores(DuckDBDatabase(path, read_only=True), InMemoryVectorIndex())
     assert reader.log.count() == 1
     with pytest.raises(StoreError):
         reader.log.append([message("m2")])
+    reader.profile.touch("ana", "user", "city", T0)  # a read must not fail on a reader
+    assert reader.profile.last_accessed("ana") == {("user", "city"): None}
     reader.close()
     with pytest.raises(StoreError, match="no memfold database"):
         DuckDBDatabase(tmp_path / "absent.duckdb", read_only=True)

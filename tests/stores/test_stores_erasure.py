@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import pytest
 from stores_helpers import chunk, event, fact, item, message
 
 from memfold.embed import HashingEmbedder
@@ -19,6 +20,7 @@ def _files_with(directory: Path, needle: bytes) -> list[str]:
             if p.is_file() and needle in p.read_bytes()]
 
 
+@pytest.mark.slow  # the rebuild runs in a fresh interpreter (imports chromadb: ~5 s)
 def test_forgotten_user_leaves_no_bytes_in_the_store_directory(tmp_path: Path) -> None:
     directory = tmp_path / "store"
     canary = f"zq{uuid.uuid4().hex[:16]}"  # the user id and a word of every record

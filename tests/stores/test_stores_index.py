@@ -10,7 +10,7 @@ import pytest
 from stores_helpers import item
 
 from memfold.embed import HashingEmbedder
-from memfold.errors import InvalidInputError, VectorIndexError
+from memfold.errors import InvalidInputError, StoreClosedError, VectorIndexError
 from memfold.models import ArchiveItem
 from memfold.stores.base import VectorIndex
 from memfold.stores.chroma import ChromaVectorIndex
@@ -88,6 +88,9 @@ def test_chroma_persists_across_reopen(tmp_path: Path, embedder: HashingEmbedder
     first = ChromaVectorIndex(tmp_path / "chroma")
     _fill(first, embedder, _items())
     first.close()
+    first.close()  # idempotent
+    with pytest.raises(StoreClosedError):
+        first.count()
     again = ChromaVectorIndex(tmp_path / "chroma")
     assert again.count() == 4
     assert again.query("ana", embedder.embed(["hiking in the Alps"])[0], k=1)[0][0] == "a3"
@@ -123,6 +126,7 @@ def test_chroma_errors_are_translated(tmp_path: Path, embedder: HashingEmbedder)
     assert caught.value.__cause__ is not None
 
 
+@pytest.mark.slow  # the rebuild runs in a fresh interpreter (imports chromadb: ~5 s)
 def test_chroma_purge_log_leaves_no_trace_of_deleted_vectors(tmp_path: Path,
                                                              embedder: HashingEmbedder) -> None:
     index = ChromaVectorIndex(tmp_path / "chroma")

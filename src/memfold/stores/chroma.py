@@ -9,10 +9,12 @@ passes embeddings. Every query filters on ``user_id``.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
-import sqlite3
+import subprocess
+import sys
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,11 +64,10 @@ class ChromaVectorIndex:
         self.collection_name = collection
         self._lock = threading.RLock()
         self._closed = False
-        with _translated(f"open {self.path}"):
-            self._client = chromadb.PersistentClient(
-                path=str(self.path),
-                settings=Settings(anonymized_telemetry=False, allow_reset=True))
-            self._collection = self._open_collection()
+        self._client: Any = None
+        self._collection: Any = None
+        self._connect()
+        with _translated("read the max batch size"):
             self._max_batch = max(1, int(self._client.get_max_batch_size()) - 1)
 
     def _open_collection(self) -> Any:
@@ -133,24 +134,69 @@ class ChromaVectorIndex:
         self._call("reset the collection", recreate)
 
     def purge_log(self) -> None:
-        """Rewrite the index so deleted ids, metadata and vectors leave every file.
+        """Rebuild the index directory so deleted ids, metadata and vectors leave every file.
 
         ``delete`` only hides a vector: Chroma keeps the write in its log
-        (``embeddings_queue`` in chroma.sqlite3) and the old HNSW files keep the vector.
-        This copies the live vectors out, drops and recreates the collection, writes them
-        back, VACUUMs the SQLite file and removes segment directories no longer in use.
-        A crash midway leaves rows missing from the index; ``sync_index`` re-embeds them.
+        (``embeddings_queue`` in chroma.sqlite3) and in its HNSW files. Rebuilding inside
+        this process is not enough either (measured: 1 run in 6 wrote a deleted vector
+        into the new HNSW file, from uninitialised memory that had held the old index).
+        So the live vectors are handed to a fresh process that writes a new directory,
+        which then replaces this one. A crash midway leaves the index empty or stale; the
+        next ``sync_index`` re-embeds the missing rows from DuckDB.
         """
         with self._lock:
-            live = self._export()
-            self._call("drop the collection",
-                       lambda: self._client.delete_collection(self.collection_name))
-            self._collection = self._call("recreate the collection", self._open_collection)
-            for start in range(0, len(live[0]), self._max_batch):
-                end = start + self._max_batch
-                self._call("write vectors back", lambda s=start, e=end: self._collection.upsert(
-                    ids=live[0][s:e], embeddings=live[1][s:e], metadatas=live[2][s:e]))
-            self._vacuum_and_prune()
+            stage = self.path.with_name(self.path.name + ".rebuild")
+            shutil.rmtree(stage, ignore_errors=True)
+            stage.mkdir(parents=True)
+            try:
+                self._stage_live_vectors(stage)
+                self._build_in_subprocess(stage)
+                self._release_client()
+                self._swap_in(stage / "chroma")
+            finally:
+                shutil.rmtree(stage, ignore_errors=True)
+                if self._client is None:
+                    self._connect()
+
+    def _connect(self) -> None:
+        with _translated(f"open {self.path}"):
+            self._client = chromadb.PersistentClient(
+                path=str(self.path),
+                settings=Settings(anonymized_telemetry=False, allow_reset=True))
+            self._collection = self._open_collection()
+
+    def _release_client(self) -> None:
+        client, self._client, self._collection = self._client, None, None
+        if client is not None:
+            with _translated("close the client"):
+                client.close()
+
+    def _stage_live_vectors(self, stage: Path) -> None:
+        ids, vectors, metas = self._export()
+        np.save(stage / "vectors.npy", vectors)
+        (stage / "records.json").write_text(json.dumps({"ids": ids, "metadatas": metas}))
+
+    def _build_in_subprocess(self, stage: Path) -> None:
+        args = [sys.executable, "-c", _REBUILD_SCRIPT, str(stage), self.collection_name,
+                str(self._max_batch)]
+        try:
+            subprocess.run(args, check=True, capture_output=True, text=True, timeout=600)
+        except subprocess.CalledProcessError as exc:
+            raise VectorIndexError(f"rebuilding {self.path} failed: {exc.stderr[-2000:]}",
+                                   hint="run `memfold reindex`") from exc
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise VectorIndexError(f"rebuilding {self.path} failed: {exc}") from exc
+
+    def _swap_in(self, fresh: Path) -> None:
+        trash = self.path.with_name(self.path.name + ".old")
+        shutil.rmtree(trash, ignore_errors=True)
+        try:
+            os.replace(self.path, trash)
+            os.replace(fresh, self.path)
+        except OSError as exc:
+            raise VectorIndexError(f"cannot swap in the rebuilt index at {self.path}: {exc}") from exc
+        shutil.rmtree(trash, ignore_errors=True)
+        _fsync_dir(self.path.parent)
 
     def _export(self) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
         ids: list[str] = []
@@ -165,32 +211,39 @@ class ChromaVectorIndex:
             if len(page["ids"]) < self._max_batch:
                 return ids, np.stack(vectors) if vectors else np.zeros((0, 1), np.float32), metas
 
-    def _vacuum_and_prune(self) -> None:
-        database = self.path / "chroma.sqlite3"
-        try:
-            conn = sqlite3.connect(database, timeout=30)
-            try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                conn.execute("VACUUM")
-                in_use = {row[0] for row in conn.execute("SELECT id FROM segments")}
-            finally:
-                conn.close()
-        except sqlite3.Error as exc:
-            raise VectorIndexError(f"cannot vacuum {database}: {exc}") from exc
-        for child in self.path.iterdir():
-            if child.is_dir() and _is_uuid(child.name) and child.name not in in_use:
-                shutil.rmtree(child, ignore_errors=True)
-
     def close(self) -> None:
-        """Mark the index closed (Chroma 1.5 has no explicit close; its client is cached
-        per path, so a reopen in the same process sees the same data)."""
+        """Close the Chroma client (releases its SQLite file and HNSW files); idempotent."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
+            self._release_client()
 
 
-def _is_uuid(name: str) -> bool:
+# Runs in a fresh interpreter: its memory never held the deleted vectors.
+_REBUILD_SCRIPT = """
+import json, sys
+import numpy as np
+import chromadb
+from chromadb.config import Settings
+stage, name, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
+records = json.load(open(stage + "/records.json"))
+vectors = np.load(stage + "/vectors.npy")
+client = chromadb.PersistentClient(path=stage + "/chroma",
+                                   settings=Settings(anonymized_telemetry=False, allow_reset=True))
+collection = client.get_or_create_collection(name, configuration={"hnsw": {"space": "cosine"}},
+                                             embedding_function=None)
+ids, metas = records["ids"], records["metadatas"]
+for start in range(0, len(ids), batch):
+    collection.upsert(ids=ids[start:start + batch], embeddings=vectors[start:start + batch],
+                      metadatas=metas[start:start + batch])
+client.close()
+"""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
-        uuid.UUID(name)
-    except ValueError:
-        return False
-    return True
+        os.fsync(fd)
+    finally:
+        os.close(fd)
