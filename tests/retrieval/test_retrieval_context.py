@@ -68,3 +68,22 @@ def test_budget_is_never_exceeded(texts: list[str], budget: int, working: int, q
                                                            for m in context.messages)
     assert counted == context.tokens <= budget
     assert set(context.sources()) <= {m.msg_id for m in harness.stores.log.list("ana")}
+
+
+def test_a_document_too_long_for_the_budget_is_replaced_by_its_most_detailed_fitting_layer() -> None:
+    from memfold.models import DocumentChunk, RouteDecision
+
+    harness = Harness()
+    [doc] = make_messages("ana", [" ".join(f"Clause {n} of the lease sets the rent terms." for n in range(15))])
+    harness.ingest([doc], [RouteDecision(msg_id=doc.msg_id, kind="DOCUMENT")])
+    layers = {2: " ".join(f"Clause {n} sets rent terms." for n in range(8)), 4: "The lease sets the rent terms."}
+    harness.stores.documents.add([DocumentChunk(chunk_id=f"d:{level}", user_id="ana", doc_id="d", text=text,
+                                                sources=[doc.msg_id], ts=T0, layer=level)
+                                  for level, text in layers.items()])
+    builder = ContextBuilder(harness.retriever, harness.counter)
+    roomy = builder.build("lease rent terms", "ana", 2000, now=NOW)
+    assert "Clause 14 of the lease" in roomy.system
+    tight = builder.build("lease rent terms", "ana", 180, now=NOW)
+    assert "Clause 14" not in tight.system and "Clause 7 sets rent terms." in tight.system
+    tighter = builder.build("lease rent terms", "ana", 130, now=NOW)
+    assert '"The lease sets the rent terms."' in tighter.system and tighter.tokens <= 130

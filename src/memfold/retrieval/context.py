@@ -27,7 +27,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from memfold.compaction.render import quote, render_episodes, render_semantic
 from memfold.errors import InvalidInputError
 from memfold.models import Context, ContextSection, FoldState, Message, ProfileFact, RecallItem
-from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.recall import Retriever, profile_recall_item
 from memfold.tokens import TokenCounter, default_counter
 
@@ -101,7 +100,7 @@ class ContextBuilder:
         digest = self._episodes(state, min(spare, int(budget_tokens * self.settings.episodes_share)))
         spare -= self._count(digest.text)
         skip = set(working.sources) | {s for item in head.items for s in item.sources}
-        middle = self._recalled(recalled.items, skip, spare)
+        middle = self._recalled(user_id, recalled.items, skip, spare)
         return self._assemble(user_id, query, budget_tokens, [head, digest, middle], working)
 
     # -- sections --------------------------------------------------------------------
@@ -116,7 +115,7 @@ class ContextBuilder:
         if state is not None and not state.semantic.is_empty():
             semantic = render_semantic(state.semantic, budget_tokens=budget // 2, counter=self.counter)
         facts = self._profile_facts(user_id, recalled)
-        items = self._fit(facts, budget - self._count(semantic) - self._count(PROFILE_HEADER) - 2)
+        items = self._fit([[f] for f in facts], budget - self._count(semantic) - self._count(PROFILE_HEADER) - 2)
         block = _Block.of("semantic+profile", semantic + ("\n\n" if semantic and items else ""))
         return _Block(block.name, block.lines + _Block.of("", PROFILE_HEADER, items).lines) if items else block
 
@@ -138,20 +137,34 @@ class ContextBuilder:
         text = render_episodes(state.episodes, self.settings.episodes, budget_tokens=budget, counter=self.counter)
         return _Block.of("episodes", text if self._count(text) <= budget else "")
 
-    def _recalled(self, items: Sequence[RecallItem], skip: set[str], budget: int) -> _Block:
+    def _recalled(self, user_id: str, items: Sequence[RecallItem], skip: set[str], budget: int) -> _Block:
         fresh = [item for item in items if not set(item.sources) <= skip]
-        kept = self._fit(fresh, budget - self._count(RECALLED_HEADER) - 2)
+        options = [[item, *self._document_layers(user_id, item)] for item in fresh]
+        kept = self._fit(options, budget - self._count(RECALLED_HEADER) - 2)
         return _Block.of("recalled", RECALLED_HEADER, kept) if kept else _Block("recalled", [])
 
-    def _fit(self, items: Sequence[RecallItem], budget: int) -> list[RecallItem]:
-        """Items in rank order whose lines fit (a line that does not fit is skipped)."""
+    def _document_layers(self, user_id: str, item: RecallItem) -> list[RecallItem]:
+        """Distilled layers (2: key sentences .. 4: executive summary) of a recalled document,
+        most detailed first: the fallback when the document itself does not fit."""
+        if item.meta.get("kind") != "document":
+            return []
+        sources = set(item.sources)
+        layers = sorted((c for c in self.retriever.stores.documents.list(user_id)
+                         if c.layer > 1 and sources & set(c.sources)), key=lambda c: c.layer)
+        return [item.model_copy(update={"text": c.text, "sources": list(c.sources),
+                                        "meta": {**item.meta, "layer": c.layer}}) for c in layers]
+
+    def _fit(self, options: Sequence[Sequence[RecallItem]], budget: int) -> list[RecallItem]:
+        """In rank order, the first option of each item whose line fits (else the item is skipped)."""
         kept: list[RecallItem] = []
         used = 0
-        for item in items:
-            cost = self._count(memory_line(item)) + 1  # the newline joining it
-            if used + cost <= budget:
-                kept.append(item)
-                used += cost
+        for choices in options:
+            for item in choices:
+                cost = self._count(memory_line(item)) + 1  # the newline joining it
+                if used + cost <= budget:
+                    kept.append(item)
+                    used += cost
+                    break
         return kept
 
     def _working(self, state: FoldState | None, budget: int) -> _Working:
@@ -226,4 +239,4 @@ def chat_role(message: Message) -> str:
     return "assistant" if message.role == "assistant" else "user"
 
 
-__all__ = ["ContextBuilder", "ContextSettings", "PREAMBLE", "fact_sentence", "memory_line"]
+__all__ = ["ContextBuilder", "ContextSettings", "PREAMBLE", "memory_line"]

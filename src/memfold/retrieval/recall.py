@@ -39,6 +39,7 @@ from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex
 from memfold.stores import Stores
+from memfold.timeexpr import find_time_expressions
 
 
 class RecallSettings(BaseModel):
@@ -53,6 +54,7 @@ class RecallSettings(BaseModel):
     subject_boost: float = 0.3  # rows about someone the query names
     store_floor: float = 0.15  # an intent below this weight does not query its store
     intent_base: float = 0.6  # a structured match scores (base + intent weight) x a perfect archive hit
+    range_boost: float = 0.5  # rows inside the query's time range (x temporal weight, at least 0.5)
     window_gap_hours: float = 2.0
     dense_floor: float | None = 0.0  # cosine scaled to 0 (None: the weakest retrieved candidate)
 
@@ -77,6 +79,8 @@ class _Pool:
 
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 _OWNER_NAMES = ("user",)
+# Verbs a question about a period uses without naming a topic ("what did we discuss ...?").
+_TOPICLESS = "discuss discussed talk talked say said tell told mention mentioned chat happen happened going on up"
 
 
 class Retriever:
@@ -120,7 +124,7 @@ class Retriever:
         intent = self.intents.classify(query, now)
         names = self._named_subjects(query, user_id)
         pool = _Pool()
-        self._archive_candidates(pool, query, user_id, intent, names)
+        self._archive_candidates(pool, query, user_id, intent, names, now)
         if intent.weight("fact") >= self.settings.store_floor:
             self._profile_candidates(pool, query, user_id, intent, names)
         if intent.time_range is not None:
@@ -135,17 +139,20 @@ class Retriever:
     # -- the archive: dense + lexical, fused ---------------------------------------
 
     def _archive_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
-                            names: set[str]) -> None:
+                            names: set[str], now: datetime) -> None:
         lists = self._ranked_lists(query, user_id)
         wanted = set(self._in_range(user_id, intent)).union(*(scores for _, scores in lists))
         rows = self.stores.archive.get(user_id, list(wanted))
-        if intent.time_range is not None:  # the question names a time: keep what lies inside it
+        if intent.time_range is not None and self._only_time(query, now):
+            # "what did we discuss last week?": nothing but the time says what is relevant
             rows = [r for r in rows if _within(r.occurred_at, intent.time_range)] or rows
         for group in _by_sources(rows):
             # one memory indexed under several keys (raw text, extraction): its best score per list
             score = sum(weight * max(scores.get(r.item_id, 0.0) for r in group) for weight, scores in lists)
             if any(r.subject is not None and r.subject.lower() in names for r in group):
                 score += self.settings.subject_boost
+            if intent.time_range is not None and any(_within(r.occurred_at, intent.time_range) for r in group):
+                score += self.settings.range_boost * max(intent.weight("temporal"), 0.5)
             shown = next((r for r in group if r.kind in ("message", "document")), group[0])
             pool.offer(shown.item_id, archive_recall_item(shown, score), score)
 
@@ -157,6 +164,12 @@ class Retriever:
         lexical: LexicalHits = self.lexical.search(user_id, query, s.candidates)
         return [(s.weight_window, normalised(lexical.window, 0.0)), (s.weight_own, normalised(lexical.own, 0.0)),
                 (s.weight_dense, normalised(dense, s.dense_floor))]
+
+    def _only_time(self, query: str, now: datetime) -> bool:
+        """True when the query has no content word outside its time expressions."""
+        for expression in find_time_expressions(query, now):
+            query = re.sub(re.escape(expression.expression), " ", query, flags=re.IGNORECASE)
+        return not set(self.analyzer.tokens(query)) - set(self.analyzer.tokens(_TOPICLESS))
 
     def _in_range(self, user_id: str, intent: QueryIntent) -> list[str]:
         """Archive ids of the newest messages inside the query's time range (a question
