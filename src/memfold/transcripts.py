@@ -77,7 +77,7 @@ def load_messages(path: Path, *, user_id: str | None = None) -> tuple[list[tuple
         from memfold.bench.locomo import load_locomo
 
         records: list[tuple[int, dict[str, Any]]] = []
-        for conversation in load_locomo(path):
+        for conversation in load_locomo(path).conversations:
             for message in conversation.messages:
                 record = message.model_dump()
                 if user_id:
