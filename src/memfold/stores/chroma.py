@@ -124,7 +124,7 @@ class ChromaVectorIndex:
             offset += self._max_batch
 
     def count(self) -> int:
-        return int(self._call("count", self._collection.count))
+        return int(self._call("count", lambda: self._collection.count()))
 
     def reset(self) -> None:
         """Drop every vector (the collection is recreated empty)."""
