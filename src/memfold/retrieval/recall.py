@@ -129,7 +129,7 @@ class Retriever:
             self._profile_candidates(pool, query, user_id, intent, names)
         if intent.time_range is not None:
             self._event_candidates(pool, query, user_id, intent, names)
-        self._semantic_candidates(pool, query, user_id, intent)
+        self._semantic_candidates(pool, query, user_id, intent, names)
         items = deduplicate(sorted(pool.entries.values(), key=lambda c: -c.score), k)
         self._touch(user_id, items, now)
         return RecallResult(query=query, user_id=user_id, now=now, intents=dict(intent.weights),
@@ -192,6 +192,11 @@ class Retriever:
 
     # -- structured stores ----------------------------------------------------------
 
+    def _topic_terms(self, query: str, names: set[str]) -> set[str]:
+        """The query's content words minus the names in it: who a memory is about is
+        scored separately, so a fact must share a word about *what* is asked."""
+        return set(self.analyzer.tokens(query)) - set(self.analyzer.tokens(" ".join(names)))
+
     def _overlap(self, query_terms: set[str], text: str) -> float:
         """Share of the query's content words that ``text`` contains (0..1)."""
         if not query_terms:
@@ -207,7 +212,7 @@ class Retriever:
 
     def _profile_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
                             names: set[str]) -> None:
-        terms = set(self.analyzer.tokens(query))
+        terms = self._topic_terms(query, names)
         for fact in self.stores.profile.list(user_id):
             about = fact.subject.lower() in names
             match = self._overlap(terms, fact_sentence(fact.subject, fact.key, fact.value))
@@ -218,7 +223,7 @@ class Retriever:
 
     def _event_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
                           names: set[str]) -> None:
-        terms = set(self.analyzer.tokens(query))
+        terms = self._topic_terms(query, names)
         start, end = intent.time_range or (None, None)
         for event in self.stores.events.range(user_id, start=start, end=end, limit=self.settings.candidates):
             # inside the range the question names: half a match already, the words do the rest
@@ -226,11 +231,12 @@ class Retriever:
             score = self._structured(match, intent.weight("temporal"), about=event.subject.lower() in names)
             pool.offer(event.event_id, event_recall_item(event, score), score)
 
-    def _semantic_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent) -> None:
+    def _semantic_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
+                             names: set[str]) -> None:
         state = self.stores.folds.load(user_id)
         if state is None:
             return
-        terms = set(self.analyzer.tokens(query))
+        terms = self._topic_terms(query, names)
         for note in [*state.semantic.facts, *state.semantic.patterns]:
             match = self._overlap(terms, note.text)
             if match == 0 or not note.sources:
