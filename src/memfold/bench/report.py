@@ -36,7 +36,9 @@ def machine() -> dict[str, Any]:
     except ImportError:  # psutil is a bench/dev extra
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return {"cores": os.cpu_count(), "ram_gb": round(ram / 2**30, 1),
-            "platform": platform.platform(), "python": sys.version.split()[0]}
+            "platform": platform.platform(), "python": sys.version.split()[0],
+            # other processes share the cores: a load above the core count slows every figure
+            "load_avg_1m": round(os.getloadavg()[0], 2)}
 
 
 def run_metadata() -> dict[str, Any]:
@@ -66,7 +68,8 @@ def markdown(results: dict[str, Any]) -> str:
              f"{results['conversations']} conversations, {results['questions']} questions, "
              f"date {results.get('date', '?')}, commit {str(results.get('git_commit'))[:12]}, "
              f"machine {results.get('machine', {}).get('cores', '?')} cores / "
-             f"{results.get('machine', {}).get('ram_gb', '?')} GB RAM.", "",
+             f"{results.get('machine', {}).get('ram_gb', '?')} GB RAM, load average "
+             f"{results.get('machine', {}).get('load_avg_1m', '?')} at the end of the run.", "",
              "Official LoCoMo evidence recall (share of a question's evidence turns among the "
              f"sources of the recalled items); budget = {budget} tokens.", "",
              "| system | " + " | ".join(f"R@{k}" for k in ks)
