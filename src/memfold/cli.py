@@ -90,7 +90,7 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[Optional[str]], Optional[str]
 def _global(
     store: Annotated[Path, typer.Option(
         "--store", envvar="MEMFOLD_STORE", show_default=False,
-        help="Store directory [env MEMFOLD_STORE; default ./memfold-store].")] = DEFAULT_STORE,
+        help="Store directory (default ./memfold-store).")] = DEFAULT_STORE,
     embedder: Annotated[Optional[str], typer.Option(
         callback=_one_of(EMBEDDERS), help="minilm (default) or hashing (fast, tests only).")] = None,
     backend: Annotated[Optional[str], typer.Option(
