@@ -3,7 +3,7 @@
 Public API::
 
     run_locomo(path, ks=(5, 10, 25), budget=1000, out=None, conversations=None, ...) -> dict
-    run_questions(questions, messages=None, store=None, ks=..., budget=..., out=None, ...) -> dict
+    run_questions(questions, store=None, messages=None, ks=..., budget=..., out=None, ...) -> dict
 
 The CLI sub-app is :data:`memfold.bench.cli.app` (``memfold bench locomo|questions``).
 """

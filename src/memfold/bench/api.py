@@ -101,8 +101,8 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
     return results
 
 
-def run_questions(questions: str | Path, *, messages: str | Path | None = None,
-                  store: str | Path | None = None, ks: Sequence[int] = (5, 10, 25),
+def run_questions(questions: str | Path, store: str | Path | None = None, *,
+                  messages: str | Path | None = None, ks: Sequence[int] = (5, 10, 25),
                   budget: int = 1000, out: str | Path | None = None,
                   systems: Sequence[str] | None = None, embedder: Embedder | None = None,
                   memfold_settings: Any = None, depth: int | None = None,
