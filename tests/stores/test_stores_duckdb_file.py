@@ -4,6 +4,8 @@ another process holding the file, and the translation of DuckDB errors."""
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 import sys
 import textwrap
 import uuid
@@ -180,3 +182,50 @@ def test_run_replays_work_after_a_conflict() -> None:
     with pytest.raises(WriteConflictError):
         db.run(lambda: (_ for _ in ()).throw(WriteConflictError("always")), retries=1)
     db.close()
+
+
+def test_a_real_write_conflict_is_retried_then_reported() -> None:
+    db = DuckDBDatabase()
+    db.execute("INSERT INTO meta VALUES ('k', 'v0')")
+    other = db._conn.cursor()  # noqa: SLF001  (a second connection to the same database)
+    other.execute("BEGIN")
+    other.execute("UPDATE meta SET value = 'other' WHERE key = 'k'")
+    with pytest.raises(WriteConflictError) as caught:
+        db.execute("UPDATE meta SET value = 'mine' WHERE key = 'k'")
+    assert isinstance(caught.value.__cause__, duckdb.TransactionException)
+    # the other writer commits while we are retrying: a later attempt goes through
+    db.retry_pause_s = 0.1  # retries span 1 s; the commit lands after 0.05 s
+    timer = threading.Timer(0.05, lambda: other.execute("COMMIT"))
+    timer.start()
+    started = time.monotonic()
+    db.execute("UPDATE meta SET value = 'mine' WHERE key = 'k'")
+    assert time.monotonic() - started >= 0.05  # the first attempt conflicted
+    timer.join()
+    assert db.fetchall("SELECT value FROM meta WHERE key = 'k'") == [("mine",)]
+    db.close()
+
+
+def test_sixteen_threads_share_one_file_store(tmp_path: Path) -> None:
+    stores = _open(tmp_path / "memfold.duckdb")
+    errors: list[Exception] = []
+
+    def work(n: int) -> None:
+        try:
+            for w in range(8):
+                with stores.db.transaction():
+                    stores.log.append([message(f"m{n}-{w}", f"turn {n} {w}", minutes=w)])
+                    stores.archive.add([item(f"ana:{n}-{w}", sources=(f"m{n}-{w}",))])
+                    stores.profile.upsert(fact("counter", f"{n}-{w}", f"m{n}-{w}"))
+                stores.log.list("ana", limit=5)
+        except StoreError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert stores.log.count("ana") == 128 and stores.archive.count("ana") == 128
+    assert len(stores.profile.history("ana", "user", "counter")) == 128
+    stores.close()

@@ -132,6 +132,8 @@ class DuckDBDatabase:
         self.path = str(path)
         self.read_only = read_only
         self.lock = threading.RLock()
+        self.conflict_retries = CONFLICT_RETRIES
+        self.retry_pause_s = 0.005  # grows linearly per attempt
         self._depth = 0
         self._seq: dict[str, int] = {}
         self._conn: duckdb.DuckDBPyConnection | None = None
@@ -183,13 +185,13 @@ class DuckDBDatabase:
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> duckdb.DuckDBPyConnection:
         """Run one statement; outside a transaction a write conflict is retried."""
         with self.lock:
-            for attempt in range(CONFLICT_RETRIES + 1):
+            for attempt in range(self.conflict_retries + 1):
                 try:
                     return self._connection().execute(sql, params)
                 except duckdb.Error as exc:
-                    if self._depth or not _is_conflict(exc) or attempt == CONFLICT_RETRIES:
+                    if self._depth or not _is_conflict(exc) or attempt == self.conflict_retries:
                         raise translate(exc, self.path) from exc
-                time.sleep(0.005 * (attempt + 1))
+                time.sleep(self.retry_pause_s * (attempt + 1))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -270,8 +272,9 @@ class DuckDBDatabase:
         except duckdb.TransactionException:
             pass  # DuckDB already ended the failed transaction: nothing left to undo
 
-    def run(self, work: Callable[[], T], retries: int = CONFLICT_RETRIES) -> T:
+    def run(self, work: Callable[[], T], retries: int | None = None) -> T:
         """Run ``work`` in a transaction, replaying it when a write conflict aborts it."""
+        retries = self.conflict_retries if retries is None else retries
         for attempt in range(retries + 1):
             try:
                 with self.transaction():
@@ -279,7 +282,7 @@ class DuckDBDatabase:
             except WriteConflictError:
                 if self._depth or attempt == retries:
                     raise
-                time.sleep(0.005 * (attempt + 1))
+                time.sleep(self.retry_pause_s * (attempt + 1))
         raise AssertionError("unreachable")  # pragma: no cover
 
     # -- database-wide -----------------------------------------------------------------
