@@ -1,6 +1,6 @@
 """Routing benchmark: per-class precision / recall / F1 of the offline backend.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/routing.py                    # evaluation set, MiniLM
+    PYTHONPATH=src .venv/bin/python benchmarks/routing.py                   # evaluation set
     PYTHONPATH=src .venv/bin/python benchmarks/routing.py --split dev        # the tuning split
     PYTHONPATH=src .venv/bin/python benchmarks/routing.py --embedder hashing # no model (cues only)
 
@@ -82,13 +82,14 @@ def time_router(router: Router, messages: list[Message], contexts: list[RouteCon
 
 
 def build_embedder(name: str) -> Embedder:
-    return HashingEmbedder() if name == "hashing" else MiniLMEmbedder()
+    return HashingEmbedder() if name in ("hashing", "none") else MiniLMEmbedder()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=sorted(SPLITS), default="eval")
-    parser.add_argument("--embedder", choices=("minilm", "hashing"), default="minilm")
+    parser.add_argument("--embedder", choices=("minilm", "hashing", "none"), default="minilm",
+                        help="none: lexical cues only (no prototype similarity)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--errors", action="store_true", help="print every misrouted message")
     parser.add_argument("--repeats", type=int, default=5)
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
     messages, rows = load(SPLITS[args.split])
     embedder = build_embedder(args.embedder)
-    router = Router(OfflineBackend(embedder))
+    router = Router(OfflineBackend(None if args.embedder == "none" else embedder))
     embedder.embed(["warm up", "the model"])  # load the model outside the timed part
     started = time.perf_counter()
     vectors = embedder.embed([m.indexed_text() for m in messages])
@@ -118,10 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         for setting in sorted({r["setting"] for r in rows})}
     confusion = Counter(f"{g}->{p}" for g, p in zip(gold, predicted) if g != p)
 
-    print(f"routing benchmark: split={args.split} ({len(rows)} messages), embedder={embedder.name}")
+    label = "none (cues only)" if args.embedder == "none" else embedder.name
+    print(f"routing benchmark: split={args.split} ({len(rows)} messages), embedder={label}")
     print(f"{'class':<10}{'precision':>10}{'recall':>10}{'f1':>8}{'n':>6}")
     for kind, v in per_class.items():
-        print(f"{kind:<10}{v['precision']:>10.3f}{v['recall']:>10.3f}{v['f1']:>8.3f}{v['support']:>6}")
+        print(f"{kind:<10}{v['precision']:>10.3f}{v['recall']:>10.3f}{v['f1']:>8.3f}"
+              f"{v['support']:>6}")
     print(f"macro-F1 {macro:.3f}   accuracy {accuracy:.3f}   by setting {by_setting}")
     print(f"confusions: {dict(confusion.most_common())}")
     print(f"router {per_message_ms:.3f} ms/message wall, {per_message_cpu_ms:.3f} ms CPU "
@@ -135,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     result = {
         "split": args.split, "data": str(SPLITS[args.split].relative_to(HERE.parent)),
-        "messages": len(rows), "embedder": embedder.name, "backend": "offline",
+        "messages": len(rows), "embedder": label, "backend": "offline",
         "per_class": per_class, "macro_f1": round(macro, 4), "accuracy": round(accuracy, 4),
         "accuracy_by_setting": by_setting, "confusions": dict(confusion),
         "router_ms_per_message": round(per_message_ms, 4),

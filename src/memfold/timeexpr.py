@@ -367,7 +367,8 @@ _QUICK_FILTER = re.compile(
     re.IGNORECASE)
 
 _RANGE_RE = re.compile(
-    r"\b(?:in |during |over |within )?the (?:past|last|previous) (?:" + _COUNT_RE + r" )?" + _UNIT_RE,
+    r"\b(?:in |during |over |within )?the (?:past|last|previous) (?:" + _COUNT_RE + r" )?"
+    + _UNIT_RE,
     re.IGNORECASE)
 _RECENT_RE = re.compile(r"\b(?:recently|lately|these days|of late)\b", re.IGNORECASE)
 _SINCE_RE = re.compile(r"\b(?P<op>since|after|from|before|until|till|prior to|by)\s+$", re.I)

@@ -12,6 +12,7 @@ import httpx2
 
 from memfold.models import Message
 
+Handler = Callable[[httpx2.Request], httpx2.Response]
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 
 
@@ -29,7 +30,7 @@ def error(status: int, kind: str) -> httpx2.Response:
 class ScriptedAPI:
     """Answers requests in order from a script; records every request body."""
 
-    def __init__(self, *answers: httpx2.Response | Callable[[httpx2.Request], httpx2.Response]) -> None:
+    def __init__(self, *answers: httpx2.Response | Handler) -> None:
         self.answers = list(answers)
         self.requests: list[dict[str, Any]] = []
 

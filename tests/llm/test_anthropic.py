@@ -61,7 +61,8 @@ def test_fact_asks_the_profile_prompt_with_the_current_profile() -> None:
         "profile should be" in profile_request["system"]
     assert '"user.location": "Lisbon"' in profile_request["messages"][0]["content"]
     [fact] = decision.facts
-    assert (fact.action, fact.subject, fact.key, fact.value) == ("update", "user", "location", "Berlin")
+    assert (fact.action, fact.subject, fact.key, fact.value) == (
+        "update", "user", "location", "Berlin")
     assert fact.evidence_msg_id == "m1"
     assert decision.kind == "FACT"
 

@@ -22,7 +22,8 @@ def ingest(stores: Stores, router: Router, message, counter=None):
     return decision, applied
 
 
-def test_fact_is_written_with_its_source(stores: Stores, router: Router, msg: MessageFactory) -> None:
+def test_fact_is_written_with_its_source(stores: Stores, router: Router,
+                                        msg: MessageFactory) -> None:
     message = msg("I'm allergic to peanuts.")
     decision, applied = ingest(stores, router, message)
     assert decision.kind == "FACT"

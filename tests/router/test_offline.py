@@ -31,7 +31,8 @@ class CountingEmbedder:
 
 
 @pytest.mark.parametrize(("text", "speaker", "role", "kind"), [
-    ("I went to a LGBTQ support group yesterday and it was so powerful.", "Caroline", "user", "EVENT"),
+    ("I went to a LGBTQ support group yesterday and it was so powerful.", "Caroline", "user",
+     "EVENT"),
     ("We adopted a kitten last weekend!", "user", "user", "EVENT"),
     ("I'm flying to Oslo next Friday.", "user", "user", "EVENT"),
     ("My name is Priya and I work as a data analyst.", "user", "user", "FACT"),

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memfold.timeexpr import EARLIEST, find_time_expressions, resolve_event_time, resolve_query_range
+from memfold.timeexpr import (
+    EARLIEST,
+    find_time_expressions,
+    resolve_event_time,
+    resolve_query_range,
+)
 
 UTC = timezone.utc
 MON = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday (LoCoMo-style "1:56 pm on 8 May, 2023")

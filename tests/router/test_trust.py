@@ -109,7 +109,8 @@ def test_instruction_like_reference_never_reaches_the_profile(
         applied = apply_decision(stores, message, decision)
     assert applied.facts_written == []
     assert stores.profile.list("u1") == []
-    assert all(INSTRUCTION_FLAG in chunk.flags for chunk in stores.documents.get("u1", message.msg_id))
+    chunks = stores.documents.get("u1", message.msg_id)
+    assert chunks and all(INSTRUCTION_FLAG in chunk.flags for chunk in chunks)
 
 
 def test_tool_text_stating_user_facts_is_a_flagged_document(router: Router,

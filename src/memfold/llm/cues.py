@@ -32,11 +32,13 @@ _STATIVE_ED = frozenset(
     "retired scared bored worried stressed obsessed related allergic pleased surprised "
     "amazed thrilled blessed convinced exhausted overwhelmed inspired motivated determined "
     "need needed love loved like liked prefer preferred".split())
-_ADVERB = r"(?:just |finally |recently |also |actually |really |already |even |once |then |all |both )?"
+_ADVERB = (r"(?:just |finally |recently |also |actually |really |already |even |once |then |"
+           r"all |both )?")
 _PAST_ACTION = re.compile(
     r"\b(?:i|we|he|she|they|my \w+|our \w+|(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
     r"grandma|grandpa))\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
-_NAMED_PAST = re.compile(r"\b[A-Z][a-z]+\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
+_NAMED_PAST = re.compile(
+    r"\b[A-Z][a-z]+\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
 _PERFECT = re.compile(
     r"\b(?:i|we)(?:'ve| have| had|'d)\s+" + _ADVERB +
     r"(?:been to|been going|been working on|gone|done|seen|met|finished|started|tried|visited|"

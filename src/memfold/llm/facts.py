@@ -38,8 +38,9 @@ _NOT_JOBS = frozenset(
     "sister daughter son grandmother grandfather introvert extrovert person type morning "
     "night vegetarian vegan pescatarian reader dreamer worrier fighter survivor part "
     "lot bit huge big little different other better winner loser newbie regular supporter "
-    "follower believer lover fighter admirer optimist pessimist realist perfectionist".split())
-_PARENT = frozenset("mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
+    "follower admirer optimist pessimist realist perfectionist".split())
+_PARENT = frozenset(
+    "mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
 _DIETS = ("vegetarian|vegan|pescatarian|keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
           "dairy[- ]free|kosher|halal|plant[- ]based")
 _IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
@@ -50,11 +51,12 @@ _HEALTH = ("diabetes|asthma|adhd|anxiety|depression|celiac disease|arthritis|mig
 _PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
          "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?")
 _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|sisters|"
-              "grandparents|twins|sister|brother|mom|mum|mother|dad|father|son|daughter|friend|best friend|"
-              "cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
+              "grandparents|twins|sister|brother|mom|mum|mother|dad|father|son|daughter|friend|"
+              "best friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
               "partner|boyfriend|girlfriend|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
               "nephew|colleague|coworker|kid|child|stepmom|stepdad")
-_PARTNERS = frozenset("wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
+_PARTNERS = frozenset(
+    "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
 _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
@@ -67,8 +69,10 @@ _OBJECT_PRONOUN = re.compile(
     r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:no longer|not anymore|anymore|any more|not any ?more)\b", re.I)
-_NATIONALITY = re.compile(r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
-_CAPITAL_NAME = re.compile(r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
+_NATIONALITY = re.compile(
+    r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
+_CAPITAL_NAME = re.compile(
+    r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
 
 
 @dataclass(frozen=True)
@@ -131,90 +135,94 @@ def _favorite_key(m: re.Match[str]) -> str:
 
 
 _I_AM = r"\bi(?:'m| am)\s+"
-_RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [(re.compile(p, re.IGNORECASE), k, w) for p, k, w in [
-    (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)",
-     _const("name"), 3.0),
-    (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", _const("age"), 3.0),
-    (r"\bi(?:'m| am) (?P<v>\d{1,3})\s*(?:years? old)?[.!]*$", _const("age"), 2.5),
-    (r"\bmy birthday is (?:on )?" + _V, _const("birthday"), 3.0),
-    (r"\bi (?:currently |now |still )?(?:live|reside|stay)(?: just| right)? (?:in|near|outside(?: of)?|"
-     r"close to|on the outskirts of) " + _V, _const("location"), 3.0),
-    (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, _const("location"), 3.0),
-    (r"\bmy (?:home|house|apartment|flat) is in " + _V, _const("location"), 2.5),
-    (_I_AM + r"(?:originally )?from " + _V, _const("hometown"), 3.0),
-    (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, _const("hometown"), 3.0),
-    (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, _const("job"), 3.0),
-    (r"\bmy (?:job|profession|occupation) is (?:an? )?" + _V, _const("job"), 3.0),
+_NAME_VALUE = r"(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)"
+_RuleSpec = tuple[str, str | KeyFn, float]
+
+_RULE_SPECS: list[_RuleSpec] = [
+    (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+" + _NAME_VALUE,
+     "name", 3.0),
+    (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
+    (_I_AM + r"(?P<v>\d{1,3})\s*(?:years? old)?[.!]*$", "age", 2.5),
+    (r"\bmy birthday is (?:on )?" + _V, "birthday", 3.0),
+    (r"\bi (?:currently |now |still )?(?:live|reside|stay)(?: just| right)? (?:in|near|"
+     r"outside(?: of)?|close to|on the outskirts of) " + _V, "location", 3.0),
+    (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, "location", 3.0),
+    (r"\bmy (?:home|house|apartment|flat) is in " + _V, "location", 2.5),
+    (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
+    (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
+    (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, "job", 3.0),
+    (r"\bmy (?:job|profession|occupation) is (?:an? )?" + _V, "job", 3.0),
     (r"\bi'?ve been (?:an? )?(?P<v>[\w-]+(?: [\w-]+)?) for (?:\w+ )?(?:years|months|decades)",
      _i_am_a_key, 2.5),
-    (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, _const("employer"),
-     3.0),
+    (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, "employer", 3.0),
     # side facts of events: the event wins the routing, the profile still learns the fact
-    (r"\b(?:i|we) (?:just |recently |finally )?(?:moved|relocated) to " + _V, _const("location"), 1.5),
-    (r"\bi (?:just |recently |finally )?(?:got|started|landed|accepted) (?:a |my )?(?:new )?(?:job|"
-     r"position|role) as (?:an? )?" + _V, _const("job"), 1.5),
+    (r"\b(?:i|we) (?:just |recently |finally )?(?:moved|relocated) to " + _V, "location", 1.5),
+    (r"\bi (?:just |recently |finally )?(?:got|started|landed|accepted) (?:a |my )?(?:new )?"
+     r"(?:job|position|role) as (?:an? )?" + _V, "job", 1.5),
     (r"\bi work in " + _V, _work_in_key, 2.5),
     (_I_AM + r"(?:studying|majoring in|doing (?:a|my) (?:phd|masters|master's|degree) in) " + _V,
-     _const("education"), 3.0),
-    (r"\bi study " + _V, _const("education"), 2.5),
-    (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", _const("diet"), 3.0),
-    (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?P<v>meat|fish|pork|beef|dairy|eggs|"
-     r"gluten|sugar|seafood|chicken|animal products|alcohol|coffee|caffeine|milk|soda)",
-     _const("diet"), 3.0),
-    (_I_AM + r"(?:really |pretty |quite |very )?(?:good|great|bad|terrible|rubbish|hopeless|awful|"
-     r"decent|skilled|fluent|useless) (?:at|in) " + _V, _const("skill"), 2.5),
-    (r"^(?P<v>[\w-]+ing(?: [\w-]+)?) is (?:my|our) (?:favou?rite|go-to|main|biggest) ", _const("hobby"), 2.5),
-    (_I_AM + r"(?:severely |very |really )?allergic to " + _V, _const("allergy"), 3.0),
-    (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", _const("diet"), 3.0),
-    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong )?(?P<v>[\w-]+(?: [\w-]+)?) fan\b",
-     _const("likes"), 2.5),
+     "education", 3.0),
+    (r"\bi study " + _V, "education", 2.5),
+    (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
+    (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?P<v>meat|fish|pork|beef|dairy|"
+     r"eggs|gluten|sugar|seafood|chicken|animal products|alcohol|coffee|caffeine|milk|soda)",
+     "diet", 3.0),
+    (_I_AM + r"(?:really |pretty |quite |very )?(?:good|great|bad|terrible|rubbish|hopeless|"
+     r"awful|decent|skilled|fluent|useless) (?:at|in) " + _V, "skill", 2.5),
+    (r"^(?P<v>[\w-]+ing(?: [\w-]+)?) is (?:my|our) (?:favou?rite|go-to|main|biggest) ",
+     "hobby", 2.5),
+    (_I_AM + r"(?:severely |very |really )?allergic to " + _V, "allergy", 3.0),
+    (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", "diet", 3.0),
+    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong )?"
+     r"(?P<v>[\w-]+(?: [\w-]+)?) fan\b", "likes", 2.5),
     (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
-     r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b",
-     _const("trait"), 2.5),
-    (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", _const("allergy"), 3.0),
+     r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b", "trait", 2.5),
+    (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", "allergy", 3.0),
     (r"\bi have (?:an? |one |two |three |four |\d+ )(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"))\b",
-     _const("pet"), 2.5),
-    (r"\bmy (?P<v>" + _PETS + r")(?:'s name is| is named| is called) [A-Z]\w+", _const("pet"), 3.0),
-    (r"\bi have (?:an? |one )(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:named|called) [A-Z]\w+", _const("pet"), 2.5),
-    (_I_AM + r"(?:really |so |very )?(?:scared|afraid|terrified|frightened) of " + _V, _const("fear"),
-     2.5),
-    (r"\bi have (?P<v>(?:an? |one |two |three |four |five |\d+ )(?:kids?|children|sons?|daughters?|"
-     r"brothers?|sisters?|siblings?|grandchildren|grandkids))", _const("family"), 3.0),
+     "pet", 2.5),
+    (r"\bmy (?P<v>" + _PETS + r")(?:'s name is| is named| is called) [A-Z]\w+", "pet", 3.0),
+    (r"\bi have (?:an? |one )(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:named|called) [A-Z]\w+", "pet", 2.5),
+    (_I_AM + r"(?:really |so |very )?(?:scared|afraid|terrified|frightened) of " + _V, "fear", 2.5),
+    (r"\bi have (?P<v>(?:an? |one |two |three |four |five |\d+ )(?:kids?|children|sons?|"
+     r"daughters?|brothers?|sisters?|siblings?|grandchildren|grandkids))", "family", 3.0),
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
-     _const("relationship_status"), 3.0),
-    (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", _const("identity"), 3.0),
-    (_I_AM + r"(?:a |an )?(?:practicing |devout )?(?P<v>" + _RELIGION + r")\b", _const("religion"), 3.0),
-    (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", _const("health"), 3.0),
+     "relationship_status", 3.0),
+    (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
+    (_I_AM + r"(?:a |an )?(?:practicing |devout )?(?P<v>" + _RELIGION + r")\b", "religion", 3.0),
+    (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
-     r"lactose intolerant)\b", _const("health"), 3.0),
+     r"lactose intolerant)\b", "health", 3.0),
     (r"\bi (?:really |absolutely |totally |just |also |still )?(?:love|like|enjoy|adore)\s+" + _V,
      _likes_key, 2.5),
-    (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?fan "
-     r"of|fond of|crazy about) " + _V, _likes_key, 2.5),
+    (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?"
+     r"fan of|fond of|crazy about) " + _V, _likes_key, 2.5),
     (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
-     r"don't enjoy) " + _V, _const("dislikes"), 2.5),
+     r"don't enjoy) " + _V, "dislikes", 2.5),
     (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are|has to be) " + _V,
      _favorite_key, 3.0),
-    (r"\bi (?:usually |always |generally )?prefer " + _V, _const("likes"), 2.5),
-    (r"\bmy hobb(?:y is|ies are|ies include) " + _V, _const("hobby"), 3.0),
-    (r"\bi (?:play|practi[cs]e) (?P<v>(?:the )?(?:guitar|piano|violin|drums|cello|flute|saxophone|"
-     r"tennis|soccer|football|chess|basketball|volleyball|golf|hockey|baseball|yoga|pilates|"
-     r"karate|judo|badminton|rugby|cricket|ukulele|bass))\b", _const("hobby"), 2.5),
-    (r"\bi speak " + _V, _const("language"), 2.5),
-    (r"\bmy (?:native|first|mother) (?:language|tongue) is " + _V, _const("language"), 3.0),
+    (r"\bi (?:usually |always |generally )?prefer " + _V, "likes", 2.5),
+    (r"\bmy hobb(?:y is|ies are|ies include) " + _V, "hobby", 3.0),
+    (r"\bi (?:play|practi[cs]e) (?P<v>(?:the )?(?:guitar|piano|violin|drums|cello|flute|"
+     r"saxophone|tennis|soccer|football|chess|basketball|volleyball|golf|hockey|baseball|yoga|"
+     r"pilates|karate|judo|badminton|rugby|cricket|ukulele|bass))\b", "hobby", 2.5),
+    (r"\bi speak " + _V, "language", 2.5),
+    (r"\bmy (?:native|first|mother) (?:language|tongue) is " + _V, "language", 3.0),
     (r"\b(?:my (?:goal|dream|ambition|plan) is to|i (?:want|hope|plan|intend|aim) to become|"
      r"i'm (?:training|studying|hoping|working) to (?:be|become)|"
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
-     _const("goal"), 2.5),
+     "goal", 2.5),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,2}[\w-]+)", _i_am_a_key, 2.5),
-]]
+]
+_RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [
+    (re.compile(pattern, re.IGNORECASE), _const(key) if isinstance(key, str) else key, weight)
+    for pattern, key, weight in _RULE_SPECS]
 
 _RELATION_RULE = re.compile(
     r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[A-Z][a-z]+)(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
 _UNNAMED_RELATION = re.compile(
-    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)| (?:is|are) (?:called|named)| is| are) "
-    r"(?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
+    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)| (?:is|are) (?:called|named)| is|"
+    r" are) (?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
 
 
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:

@@ -26,7 +26,8 @@ FALLBACK_KEY = "fact"
 
 _SYNONYMS = {
     "full_name": "name", "nickname": "name", "first_name": "name",
-    "home": "location", "city": "location", "home_city": "location", "lives_in": "location", "residence": "location",
+    "home": "location", "city": "location", "home_city": "location", "lives_in": "location",
+    "residence": "location",
     "current_city": "location", "address": "location", "country": "location",
     "from": "hometown", "origin": "hometown", "birthplace": "hometown", "grew_up": "hometown",
     "occupation": "job", "profession": "job", "role": "job", "work": "job", "career": "job",

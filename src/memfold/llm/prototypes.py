@@ -84,7 +84,8 @@ PROTOTYPES: dict[str, tuple[str, ...]] = {
         "Here are my notes from the book: habits form through cue, craving, response, reward.",
         "{\"status\": \"ok\", \"items\": [{\"id\": 1, \"name\": \"widget\"}]}",
         "Product spec: the device weighs 240 g, has a 6.1 inch display and 12 hours of battery.",
-        "Poem: The river keeps its counsel, the willows bend and sigh, the evening folds its wings.",
+        "Poem: The river keeps its counsel, the willows bend and sigh, the evening folds "
+        "its wings.",
         "Quote from the report: revenue grew 12% year over year, driven by subscriptions.",
     ),
     "NONE": (

@@ -12,4 +12,5 @@ from memfold.router.apply import AppliedWrites, apply_decision
 from memfold.router.core import Router
 from memfold.router.trust import INSTRUCTION_FLAG, looks_like_instruction
 
-__all__ = ["AppliedWrites", "INSTRUCTION_FLAG", "Router", "apply_decision", "looks_like_instruction"]
+__all__ = ["AppliedWrites", "INSTRUCTION_FLAG", "Router", "apply_decision",
+           "looks_like_instruction"]

@@ -21,9 +21,10 @@ _AI = r"(?:ai|assistant|model|llm|chatbot|bot|agent|gpt|claude|system)"
 
 _STRONG = [
     # overrides of the instructions in force
-    rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard)\b[^.\n]{{0,40}}\b(?:previous|prior|"
-    rf"above|earlier|preceding|existing|original|all|any|your|other)\b[^.\n]{{0,20}}\b(?:instructions?|"
-    rf"prompts?|rules|directions|guidelines|messages|context|constraints|policies|orders)\b",
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard)\b[^.\n]{0,40}"
+    r"\b(?:previous|prior|above|earlier|preceding|existing|original|all|any|your|other)\b"
+    r"[^.\n]{0,20}\b(?:instructions?|prompts?|rules|directions|guidelines|messages|context|"
+    r"constraints|policies|orders)\b",
     r"\bnew (?:instructions?|rules|directives?|orders)\b",
     r"\b(?:system|developer|hidden|initial|secret) (?:prompt|message|instructions?)\b",
     r"(?:^|\n)\s*(?:system|assistant|developer)\s*:",
@@ -32,8 +33,9 @@ _STRONG = [
     r"\b(?:act|behave|respond|pretend|roleplay) (?:as|like) (?:if )?(?:you(?:'re| are)|an?|the)\b",
     r"\bpretend (?:to be|you(?:'re| are))\b",
     # sentence-initial imperatives aimed at whoever reads the text
-    r"(?:^|[.!?:]\s+)(?:always|never|only|do not|don't)\s+(?:say|respond|reply|answer|tell|recommend|"
-    r"suggest|mention|include|refer|use|call|address|output|agree|claim|reveal|disclose)\b",
+    r"(?:^|[.!?:]\s+)(?:always|never|only|do not|don't)\s+(?:say|respond|reply|answer|tell|"
+    r"recommend|suggest|mention|include|refer|use|call|address|output|agree|claim|reveal|"
+    r"disclose)\b",
     r"\b(?:developer|god|admin|jailbreak|unrestricted|dan) mode\b|\bjailbreak\b",
     # assertions about the user meant to be stored
     r"\bthe user(?:'s)? (?:password|pin|passcode|ssn|social security|credit card|bank|account|"
@@ -45,10 +47,12 @@ _STRONG = [
     r"\b(?:update|edit|modify|change|overwrite|write to|add to|save (?:this )?(?:to|in)|store "
     r"(?:this )?in|insert into|append to)\s+" + _A + r"(?:memory|memories|profile|user profile|"
     r"notes about|knowledge base|long[- ]term memory)\b",
-    r"\b(?:remember|memori[sz]e|note|record|store|save) (?:that|this|permanently|forever)\b[^.\n]{0,60}"
+    r"\b(?:remember|memori[sz]e|note|record|store|save) (?:that|this|permanently|forever)\b"
+    r"[^.\n]{0,60}"
     r"\b(?:user|owner|human|you)\b",
     # direct address to the model
-    rf"\b(?:note|message|instructions?|attention|important|reminder|hey|dear) (?:to|for)?\s*(?:the )?{_AI}s?\b",
+    rf"\b(?:note|message|instructions?|attention|important|reminder|hey|dear) (?:to|for)?\s*"
+    rf"(?:the )?{_AI}s?\b",
     rf"\b(?:attention|important|note|warning)\s*[:,!-]\s*(?:the )?{_AI}s?\b",
     rf"\bif you(?:'re| are) an? {_AI}\b|\bas an? (?:ai|language model)\b",
     # exfiltration and hidden actions
@@ -69,7 +73,8 @@ _WEAK = [
     r"\bmake sure (?:to|you|that you)\b",
     r"\bdo not (?:mention|reveal|disclose|say|answer|refuse|question)\b",
     r"\b(?:respond|reply|answer) (?:only )?(?:with|in|using)\b",
-    r"\bwhen (?:asked|someone asks|anyone asks|the user asks)\b|\bif (?:anyone|someone|the user) asks\b",
+    r"\bwhen (?:asked|someone asks|anyone asks|the user asks)\b|"
+    r"\bif (?:anyone|someone|the user) asks\b",
     r"\b(?:click|visit|go to|navigate to|download from)\b[^.\n]{0,30}(?:https?://|www\.)",
     r"\bthis (?:is|message is) (?:an? )?(?:official|authorized|authorised|priority|urgent)\b",
     r"\b(?:obey|comply|follow) (?:these|the following|my|this)\b",
