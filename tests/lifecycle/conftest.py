@@ -62,7 +62,7 @@ def stores(request: pytest.FixtureRequest) -> Iterator[Stores]:
 
 
 def open_memory(kind: str, tmp_path: Path) -> Memory:
-    if kind == "memory":
+    if kind == "in_memory":
         return Memory.in_memory(embedder=HashingEmbedder())
     return Memory.open(settings=Settings(store=tmp_path / "store", embedder="hashing", backend="offline"))
 
@@ -70,6 +70,7 @@ def open_memory(kind: str, tmp_path: Path) -> Memory:
 @pytest.fixture(params=["in_memory", "disk"])
 def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
     mem = open_memory(request.param, tmp_path)
+    assert (mem.stores.directory is None) == (request.param == "in_memory")
     yield mem
     mem.close()
 

@@ -13,7 +13,7 @@ from memfold.memory import Memory
 from memfold.models import ProfileFact
 from memfold.stores.retention import RetentionPolicy, RetentionReport
 
-from .conftest import USER, at, enforce
+from .conftest import USER, at, enforce, open_memory
 
 
 def remember(memory: Memory, msg_id: str, key: str, value: str, when: datetime) -> None:
@@ -109,13 +109,18 @@ def test_retired_facts_are_indexed_again_after_a_crash_before_indexing(tmp_path:
         assert "zebra 4711" in hits[0].text
 
 
-def test_forget_still_destroys_retired_facts(memory: Memory) -> None:
-    remember(memory, "m1", "locker_code", "zebra 4711", at(0))
-    enforce(memory, RetentionPolicy(max_facts=0), at(1))
-    assert memory.stores.archive.list(USER, kinds=["evicted_fact"])
-    memory.forget(USER)
-    assert memory.stores.archive.list(USER) == []
-    assert memory.profile_history(USER) == []
+# on disk, forget rewrites the DuckDB file and Chroma's log (about 5 s): slow
+@pytest.mark.parametrize("kind", ["in_memory", pytest.param("disk", marks=pytest.mark.slow)])
+def test_forget_still_destroys_retired_facts(kind: str, tmp_path: Path) -> None:
+    with open_memory(kind, tmp_path) as memory:
+        remember(memory, "m1", "locker_code", "zebra 4711", at(0))
+        report = enforce(memory, RetentionPolicy(max_facts=0), at(1))
+        assert memory.stores.archive.list(USER, kinds=["evicted_fact"])
+        assert report.archived[0].item_id in memory.stores.index.ids(USER)
+        memory.forget(USER)
+        assert memory.stores.archive.list(USER) == []
+        assert memory.profile_history(USER) == []
+        assert memory.stores.index.ids(USER) == set()
 
 
 def test_removing_the_source_message_removes_the_archived_fact(memory: Memory) -> None:
