@@ -349,7 +349,12 @@ class Memory:
         missing = set(sources) - self.stores.log.exists(user_id, list(sources))
         if missing:
             raise EvidenceRequiredError(f"source messages not stored for {user_id!r}: {sorted(missing)}")
-        fact = ProfileFact(user_id=user_id, subject=subject, key=key, value=value, sources=list(sources))
+        try:
+            fact = ProfileFact(user_id=user_id, subject=subject, key=key, value=value, sources=list(sources))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or "fact"
+            raise InvalidInputError(f"{field}: {first.get('msg')}") from exc
         with self._write_lock, self.stores.db.transaction():
             return self.stores.profile.upsert(fact, reason=reason, actor="user")
 
