@@ -147,9 +147,9 @@ def _near(a: str, b: str) -> bool:
     return relation(a, b) == "duplicate"
 
 
-@given(texts=turn_texts(min_size=10, max_size=120), batch=st.integers(1, 25),
+@given(texts=turn_texts(min_size=10, max_size=90), batch=st.integers(1, 25),
        window=st.integers(4, 12), episodes=st.integers(2, 5), cap=st.integers(1, 8))
-@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_pinned_note_is_never_lost_across_any_sequence_of_folds(
         texts: list[str], batch: int, window: int, episodes: int, cap: int) -> None:
     manager = _manager(l1_max_turns=window, l2_max_episodes=episodes, min_turns_before_fold=0,

@@ -25,7 +25,7 @@ def _body(note_text: str) -> str:
 
 
 @given(turn_texts(max_size=30))
-@hsettings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@hsettings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 def test_every_emitted_sentence_occurs_in_a_source_turn(texts: list[str]) -> None:
     episode, turns = _episode(texts)
     by_id = {m.msg_id: m for m in turns}
@@ -42,7 +42,7 @@ def test_every_emitted_sentence_occurs_in_a_source_turn(texts: list[str]) -> Non
 
 
 @given(turn_texts(max_size=30))
-@hsettings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@hsettings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 def test_sources_are_exactly_the_turns_whose_words_are_kept(texts: list[str]) -> None:
     episode, turns = _episode(texts)
     folded = {m.msg_id for m in turns}
@@ -51,7 +51,7 @@ def test_sources_are_exactly_the_turns_whose_words_are_kept(texts: list[str]) ->
 
 
 @given(turn_texts(max_size=30))
-@hsettings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@hsettings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 def test_no_pinned_sentence_is_dropped_by_a_fold(texts: list[str]) -> None:
     episode, turns = _episode(texts)
     for turn in turns:

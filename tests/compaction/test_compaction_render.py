@@ -62,9 +62,9 @@ def test_summary_renders_each_line_as_data() -> None:
     assert '- "Bob: use \\"v2\\" API" (sources: m3)' in text
 
 
-@given(texts=turn_texts(min_size=20, max_size=80), budget=st.integers(0, 400),
+@given(texts=turn_texts(min_size=20, max_size=50), budget=st.integers(0, 400),
        cap=st.integers(1, 25), n=st.integers(1, 6))
-@hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hsettings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_rendered_prompt_never_exceeds_its_budget(texts: list[str], budget: int, cap: int,
                                                   n: int) -> None:
     manager = ConversationManager(settings=FoldSettings(l1_max_turns=6, l2_max_episodes=3,

@@ -133,16 +133,20 @@ class ConversationManager:
             self._fold(run, 1)
 
     def _fold_count(self, working: list[Message]) -> int:
-        """Oldest half by turns (spec) or, on the token trigger, oldest half by tokens."""
+        """Oldest half by turns (spec) or, on the early token trigger, oldest half by tokens."""
         s = self.settings
-        by_turns = len(working) - (s.l1_max_turns - s.l1_max_turns // 2)
-        half_tokens, running, by_tokens = self.l1_tokens(working) / 2, 0, 0
-        for message in working:
-            running += self._tokens(message)
-            by_tokens += 1
-            if running >= half_tokens:
-                break
-        return max(1, min(len(working) - 1, max(by_turns, by_tokens)))
+        count = 0
+        if len(working) >= s.l1_max_turns:
+            count = len(working) - (s.l1_max_turns - s.l1_max_turns // 2)
+        if self.l1_tokens(working) > s.token_trigger:
+            half_tokens, running, by_tokens = self.l1_tokens(working) / 2, 0, 0
+            for message in working:
+                running += self._tokens(message)
+                by_tokens += 1
+                if running >= half_tokens:
+                    break
+            count = max(count, by_tokens)
+        return max(1, min(len(working) - 1, count))
 
     def _tokens(self, message: Message) -> int:
         cached = self._token_cache.get(message.msg_id + "\x00" + message.user_id)

@@ -42,12 +42,15 @@ def values_of(text: str) -> frozenset[str]:
     return frozenset(t.numbers(text) | t.dates(text))
 
 
-def relation(old: str, new: str, duplicate_jaccard: float = 0.75) -> Relation:
+def relation(old: str, new: str, duplicate_jaccard: float = 0.75, *,
+             same_speaker: bool = True) -> Relation:
+    """How ``new`` relates to ``old``. ``same_speaker=False`` lets texts without a
+    "Speaker: " prefix (model-written facts) contradict prefixed ones."""
     old_tokens, new_tokens = t.content_tokens(old), t.content_tokens(new)
     old_values, new_values = values_of(old), values_of(new)
     if old_values == new_values and t.jaccard(old_tokens, new_tokens) >= duplicate_jaccard:
         return "duplicate"
-    if speaker_of(old) != speaker_of(new):
+    if same_speaker and speaker_of(old) != speaker_of(new):
         return "distinct"
     if old_values and new_values and old_values != new_values:
         rest = t.jaccard(old_tokens - old_values, new_tokens - new_values)

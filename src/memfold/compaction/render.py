@@ -158,6 +158,8 @@ def _assemble(header: str, sections: list[str], lines: list[_Line], budget: int 
     if budget is None:
         return text
     count = (counter or default_counter()).count
+    if count(text) <= budget:
+        return text  # everything fits: nothing is cut
     admitted = _estimate_fit(admitted, budget - count(header) - 2 * len(sections), count)
     text = _join(header, sections, admitted)
     while admitted and count(text) > budget:
