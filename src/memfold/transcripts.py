@@ -64,6 +64,8 @@ def _parse_line(raw: bytes, number: int, user_id: str | None) -> dict[str, Any] 
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         return Rejection(position=number, error=f"line {number}: invalid JSON ({exc.msg} at column {exc.colno})")
+    except RecursionError:  # json recurses per nesting level: a hostile line must not end the file
+        return Rejection(position=number, error=f"line {number}: invalid JSON (nested too deeply)")
     if not isinstance(record, dict):
         return Rejection(position=number, error=f"line {number}: expected a JSON object, got {type(record).__name__}")
     if user_id:
