@@ -33,6 +33,16 @@ def _check_id(value: str, name: str) -> str:
         raise ValueError(f"{name} must be a non-empty string")
     if not _ID_RE.match(value):
         raise ValueError(f"{name} must be 1-256 printable characters")
+    return _check_utf8(value, name)
+
+
+def _check_utf8(value: str, name: str) -> str:
+    """Refuse lone surrogates (JSON "\\ud800"): no store can encode them, and one of them
+    would otherwise fail the whole batch at the database instead of this one message."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{name} is not valid Unicode (lone surrogate at position {exc.start})") from None
     return value
 
 
@@ -72,6 +82,14 @@ class Message(Record):
             raise ValueError("text must not be empty")
         if "\x00" in value:
             raise ValueError("text must not contain NUL bytes")
+        return _check_utf8(value, "text")
+
+    @field_validator("meta")
+    @classmethod
+    def _meta(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, item in value.items():
+            _check_utf8(key, "meta key")
+            _check_utf8(item, f"meta[{key!r}]")
         return value
 
     @field_validator("ts")
