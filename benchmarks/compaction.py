@@ -24,6 +24,12 @@ Figures, per strategy (pooled over conversations: sum out / sum in, facts kept /
 * "in layers or archive": plus the raw folded-out turns, which the facade archives. This
   is 1.0 by construction (nothing folded is discarded) and is reported as such.
 
+Crash safety (``--crash-runs N``, default 50): a child process folds deterministic
+batches into a real DuckDB file, saving state + archive rows per batch in one transaction;
+it is killed with SIGKILL at a random moment and the state read back must equal the state
+after the last acknowledged batch or the one in flight, with matching archive rows
+(``memfold.compaction.crashcheck``).
+
 The data is CC BY-NC 4.0: it is read from its path, never copied.
 """
 
@@ -32,12 +38,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from memfold.bench.locomo import load_locomo
-from memfold.compaction.base import FoldSettings, FoldOutcome
+from memfold.compaction.base import FoldOutcome, FoldSettings
+from memfold.compaction.crashcheck import run_once
 from memfold.compaction.manager import ConversationManager, parse_summary
 from memfold.compaction.offline import known_names
 from memfold.compaction.render import render_episodes, render_semantic, render_summary
@@ -185,11 +193,26 @@ def report(totals: Totals) -> dict[str, object]:
     }
 
 
+def crash_safety(runs: int) -> dict[str, object]:
+    """kill -9 during folds against a real DuckDB file, ``runs`` times."""
+    outcomes = []
+    for seed in range(runs):
+        with tempfile.TemporaryDirectory() as directory:
+            outcomes.append(run_once(Path(directory), seed))
+    summary = {"runs": runs, "ok": sum(r.ok for r in outcomes),
+               "recovered_last_acked": sum(r.recovered == r.acked for r in outcomes),
+               "recovered_in_flight": sum(r.recovered == r.acked + 1 for r in outcomes),
+               "failures": [r.model_dump() for r in outcomes if not r.ok]}
+    print("crash_safety", json.dumps(summary))
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--conversations", type=int, default=None)
+    parser.add_argument("--crash-runs", type=int, default=50)
     args = parser.parse_args(argv)
     dataset = load_locomo(args.data, args.conversations)
     counter = default_counter()
@@ -201,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         results[strategy] = report(totals)
         print(strategy, json.dumps(results[strategy], indent=2))
     payload = {"data": str(args.data), "counter": counter.name,
-               "settings": FoldSettings().model_dump(), "strategies": results}
+               "settings": FoldSettings().model_dump(), "strategies": results,
+               "crash_safety": crash_safety(args.crash_runs)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=2) + "\n")
     print(f"wrote {args.out}")
