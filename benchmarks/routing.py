@@ -35,7 +35,7 @@ from pathlib import Path
 
 from memfold.embed import Embedder, HashingEmbedder, MiniLMEmbedder
 from memfold.llm import OfflineBackend, RouteContext
-from memfold.models import Message
+from memfold.models import Message, RouteDecision
 from memfold.router import Router
 
 KINDS = ("FACT", "EVENT", "DOCUMENT", "NONE")
@@ -85,16 +85,19 @@ def build_embedder(name: str) -> Embedder:
     return HashingEmbedder() if name in ("hashing", "none") else MiniLMEmbedder()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--split", choices=sorted(SPLITS), default="eval")
     parser.add_argument("--embedder", choices=("minilm", "hashing", "none"), default="minilm",
                         help="none: lexical cues only (no prototype similarity)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--errors", action="store_true", help="print every misrouted message")
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], list[RouteDecision], dict]:
+    """Route the split as the facade would; returns rows, decisions and timing figures."""
     messages, rows = load(SPLITS[args.split])
     embedder = build_embedder(args.embedder)
     router = Router(OfflineBackend(None if args.embedder == "none" else embedder))
@@ -105,49 +108,60 @@ def main(argv: list[str] | None = None) -> int:
     contexts = [RouteContext(embedding=vector) for vector in vectors]
     router.route_many(messages[:1], contexts[:1])  # embeds the prototypes once, untimed
     decisions = router.route_many(messages, contexts)
-    per_message_ms, per_message_cpu_ms = time_router(router, messages, contexts, args.repeats)
+    wall_ms, cpu_ms = time_router(router, messages, contexts, args.repeats)
+    label = "none (cues only)" if args.embedder == "none" else embedder.name
+    timing = {"embedder": label, "router_ms_per_message": round(wall_ms, 4),
+              "router_cpu_ms_per_message": round(cpu_ms, 4),
+              "embedding_ms_per_message": round(1000 * embed_seconds / len(messages), 3)}
+    return rows, decisions, timing
 
+
+def summarise(rows: list[dict[str, str]], decisions: list[RouteDecision]) -> dict:
     gold = [row["label"] for row in rows]
     predicted = [d.kind for d in decisions]
     per_class = scores(gold, predicted)
-    macro = sum(v["f1"] for v in per_class.values()) / len(KINDS)
-    accuracy = sum(g == p for g, p in zip(gold, predicted)) / len(gold)
-    by_setting = {
-        setting: round(sum(g == p for g, p, r in zip(gold, predicted, rows)
-                           if r["setting"] == setting)
-                       / max(1, sum(r["setting"] == setting for r in rows)), 4)
-        for setting in sorted({r["setting"] for r in rows})}
-    confusion = Counter(f"{g}->{p}" for g, p in zip(gold, predicted) if g != p)
+    settings = sorted({r["setting"] for r in rows})
+    by_setting = {s: round(sum(g == p for g, p, r in zip(gold, predicted, rows)
+                               if r["setting"] == s) / sum(r["setting"] == s for r in rows), 4)
+                  for s in settings}
+    return {"per_class": per_class,
+            "macro_f1": round(sum(v["f1"] for v in per_class.values()) / len(KINDS), 4),
+            "accuracy": round(sum(g == p for g, p in zip(gold, predicted)) / len(gold), 4),
+            "accuracy_by_setting": by_setting,
+            "confusions": dict(Counter(f"{g}->{p}" for g, p in zip(gold, predicted) if g != p))}
 
-    label = "none (cues only)" if args.embedder == "none" else embedder.name
-    print(f"routing benchmark: split={args.split} ({len(rows)} messages), embedder={label}")
+
+def report(args: argparse.Namespace, rows: list[dict[str, str]], decisions: list[RouteDecision],
+           summary: dict, timing: dict) -> None:
+    print(f"routing benchmark: split={args.split} ({len(rows)} messages), "
+          f"embedder={timing['embedder']}")
     print(f"{'class':<10}{'precision':>10}{'recall':>10}{'f1':>8}{'n':>6}")
-    for kind, v in per_class.items():
+    for kind, v in summary["per_class"].items():
         print(f"{kind:<10}{v['precision']:>10.3f}{v['recall']:>10.3f}{v['f1']:>8.3f}"
               f"{v['support']:>6}")
-    print(f"macro-F1 {macro:.3f}   accuracy {accuracy:.3f}   by setting {by_setting}")
-    print(f"confusions: {dict(confusion.most_common())}")
-    print(f"router {per_message_ms:.3f} ms/message wall, {per_message_cpu_ms:.3f} ms CPU "
-          f"(embedding excluded); "
-          f"embedding {1000 * embed_seconds / len(messages):.2f} ms/message in one batch")
+    print(f"macro-F1 {summary['macro_f1']:.3f}   accuracy {summary['accuracy']:.3f}   "
+          f"by setting {summary['accuracy_by_setting']}")
+    print(f"confusions: {summary['confusions']}")
+    print(f"router {timing['router_ms_per_message']:.3f} ms/message wall, "
+          f"{timing['router_cpu_ms_per_message']:.3f} ms CPU (embedding excluded); "
+          f"embedding {timing['embedding_ms_per_message']:.2f} ms/message in one batch")
     if args.errors:
         for row, decision in zip(rows, decisions):
             if row["label"] != decision.kind:
                 print(f"  {row['id']} {row['label']}->{decision.kind} "
                       f"[{row['speaker']}/{row['role']}] {row['text'][:90]!r}")
 
-    result = {
-        "split": args.split, "data": str(SPLITS[args.split].relative_to(HERE.parent)),
-        "messages": len(rows), "embedder": label, "backend": "offline",
-        "per_class": per_class, "macro_f1": round(macro, 4), "accuracy": round(accuracy, 4),
-        "accuracy_by_setting": by_setting, "confusions": dict(confusion),
-        "router_ms_per_message": round(per_message_ms, 4),
-        "router_cpu_ms_per_message": round(per_message_cpu_ms, 4),
-        "embedding_ms_per_message": round(1000 * embed_seconds / len(messages), 3),
-        "command": "PYTHONPATH=src .venv/bin/python benchmarks/routing.py "
-                   f"--split {args.split} --embedder {args.embedder}",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    rows, decisions, timing = run(args)
+    summary = summarise(rows, decisions)
+    report(args, rows, decisions, summary, timing)
+    result = {"split": args.split, "data": str(SPLITS[args.split].relative_to(HERE.parent)),
+              "messages": len(rows), "backend": "offline", **timing, **summary,
+              "command": "PYTHONPATH=src .venv/bin/python benchmarks/routing.py "
+                         f"--split {args.split} --embedder {args.embedder}",
+              "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     default_name = ("routing.json" if (args.split, args.embedder) == ("eval", "minilm")
                     else f"routing_{args.split}_{args.embedder}.json")
     out = args.out or HERE / "results" / default_name

@@ -97,15 +97,33 @@ def is_content_sentence(sentence: str) -> bool:
     return not (_GREETING.match(low) or (_REACTION.match(low) and len(low.split()) <= 8))
 
 
+_CODE_LINE = re.compile(r"^\s*(?:def |class |import |from \w+ import|function |SELECT |#include|"
+                        r"public |const |let |var )", re.M)
+_LIST_LINE = re.compile(r"\s*(?:[-*\u2022]|\d+[.)])\s+")
+_NUMBER = re.compile(r"\b\d+(?:[.,:/]\d+)*\b")
+_FRAMING = re.compile(r"\b(?:here(?:'s| is| are) (?:the|my|an?|some)|pasting|pasted|copied|for "
+                      r"reference|quote|excerpt|according to|abstract|section \d|chapter)\b")
+_LABELLED = re.compile(r"\s*[A-Z][\w' .-]{1,30}:\s")
+_QUOTED_BLOCK = re.compile(r":\s+(?:\S+\s+){14,}")
+_EDIT_REQUEST = re.compile(
+    r"\b(?:proofread|translate|summari[sz]e|rewrite|edit|check|review|correct|improve|shorten|"
+    r"format|paraphrase)\b[^.?!:]{0,40}\b(?:this|these|the following|it)\b", re.I)
+
+
 def document_cues(message: Message, text: str, cues: Cues) -> None:
-    lines = [line for line in text.splitlines() if line.strip()]
-    words = len(text.split())
+    """Reference content: its role, its shape (code, lists, length) and how it is framed."""
     if message.role in ("tool", "document"):
         cues.add("DOCUMENT", 4.0, f"role={message.role}")
-    if "```" in text or re.search(r"^\s*(?:def |class |import |from \w+ import|function |"
-                                  r"SELECT |#include|public |const |let |var )", text, re.M):
+    words = len(text.split())
+    _shape_cues(text, words, cues)
+    _framing_cues(text, words, cues)
+
+
+def _shape_cues(text: str, words: int, cues: Cues) -> None:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if "```" in text or _CODE_LINE.search(text):
         cues.add("DOCUMENT", 3.5, "code")
-    listed = sum(bool(re.match(r"\s*(?:[-*\u2022]|\d+[.)])\s+", line)) for line in lines)
+    listed = sum(bool(_LIST_LINE.match(line)) for line in lines)
     if listed >= 3:
         cues.add("DOCUMENT", 2.5, f"{listed} list lines")
     if len(lines) >= 5:
@@ -114,26 +132,26 @@ def document_cues(message: Message, text: str, cues: Cues) -> None:
         cues.add("DOCUMENT", 2.5, f"{words} words")
     elif words >= 70:
         cues.add("DOCUMENT", 1.0, f"{words} words")
-    if re.search(r"https?://|www\.", text):
+    if "http://" in text or "https://" in text or "www." in text:
         cues.add("DOCUMENT", 1.0, "url")
-    head = text[:200].lower()
-    if re.search(r"\b(?:here(?:'s| is| are) (?:the|my|an?|some)|pasting|pasted|copied|for "
-                 r"reference|quote|excerpt|according to|abstract|section \d|chapter)\b", head):
-        framed_block = re.search(r":\s*(?:\n|\S)", head) is not None and words >= 15
-        cues.add("DOCUMENT", 2.5 if framed_block else 1.5, "reference framing")
-    if words >= 10 and re.match(r"\s*[A-Z][\w' .-]{1,30}:\s", text):
-        cues.add("DOCUMENT", 2.0, "labelled block ('Recipe: ...')")
-    numbers = len(re.findall(r"\b\d+(?:[.,:/]\d+)*\b", text))
-    if re.search(r":\s+(?:\S+\s+){14,}", text) and not text.rstrip().endswith("?"):
-        cues.add("DOCUMENT", 1.5, "quoted block after a colon")
-    if words >= 20 and re.search(r"\b(?:proofread|translate|summari[sz]e|rewrite|edit|check|review|"
-                                 r"correct|improve|shorten|format|paraphrase)\b[^.?!:]{0,40}"
-                                 r"\b(?:this|these|the following|it)\b", text[:120], re.I):
-        cues.add("DOCUMENT", 2.0, "request with a pasted text")
+    numbers = len(_NUMBER.findall(text))
     if numbers >= 5:
         cues.add("DOCUMENT", 1.5, f"{numbers} numbers")
     if words >= 40 and not _FIRST_PERSON.search(text.lower()):
         cues.add("DOCUMENT", 1.5, "impersonal long text")
+
+
+def _framing_cues(text: str, words: int, cues: Cues) -> None:
+    head = text[:200].lower()
+    if _FRAMING.search(head):
+        framed_block = re.search(r":\s*(?:\n|\S)", head) is not None and words >= 15
+        cues.add("DOCUMENT", 2.5 if framed_block else 1.5, "reference framing")
+    if words >= 10 and _LABELLED.match(text):
+        cues.add("DOCUMENT", 2.0, "labelled block ('Recipe: ...')")
+    if _QUOTED_BLOCK.search(text) and not text.rstrip().endswith("?"):
+        cues.add("DOCUMENT", 1.5, "quoted block after a colon")
+    if words >= 20 and _EDIT_REQUEST.search(text[:120]):
+        cues.add("DOCUMENT", 2.0, "request with a pasted text")
 
 
 def content_sentences(text: str) -> list[str]:
