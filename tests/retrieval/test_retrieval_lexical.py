@@ -78,3 +78,17 @@ def test_lexical_search_never_returns_another_users_rows(ana_texts: list[str], b
     hits = index.search("ana", query, 20)
     assert {i for i, _ in hits.own + hits.window} <= ana_ids
     assert bool(hits.own) == any(query in t.split() for t in ana_texts)
+
+
+def test_extraction_rows_are_left_to_the_dense_index(harness: Harness) -> None:
+    from memfold.models import FactExtraction
+
+    [message] = make_messages("ana", ["I moved to Austin"])
+    decision = RouteDecision(msg_id="m0", kind="FACT", facts=[FactExtraction(key="home_city", value="Austin")])
+    harness.ingest([message], [decision])
+    kinds = {i.item_id: i.kind for i in harness.stores.archive.list("ana")}
+    hits = harness.retriever.lexical.search("ana", "Austin", 10)
+    assert [kinds[i] for i, _ in hits.own] == ["message"]
+    assert sorted(kinds.values()) == ["fact", "message"]
+    # and the memory is still found through its extraction's words by recall
+    assert harness.retriever.recall("home city", "ana").items[0].sources == ["m0"]

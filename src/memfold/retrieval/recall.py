@@ -51,6 +51,7 @@ class RecallSettings(BaseModel):
     weight_window: float = 1.0  # BM25 on the window key
     weight_own: float = 0.5  # BM25 on the row's own key
     weight_dense: float = 1.0  # cosine on the dense key
+    derived_weight: float = 0.5  # dense hits on derived rows (extractions, summaries) vs raw words
     subject_boost: float = 0.3  # rows about someone the query names
     store_floor: float = 0.15  # an intent below this weight does not query its store
     intent_base: float = 0.6  # a structured match scores (base + intent weight) x a perfect archive hit
@@ -140,9 +141,19 @@ class Retriever:
 
     def _archive_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
                             names: set[str], now: datetime) -> None:
-        lists = self._ranked_lists(query, user_id)
-        wanted = set(self._in_range(user_id, intent)).union(*(scores for _, scores in lists))
-        rows = self.stores.archive.get(user_id, list(wanted))
+        s = self.settings
+        [vector] = self.embedder.embed([query])
+        dense = self.stores.index.query(user_id, vector, s.candidates)
+        lexical: LexicalHits = self.lexical.search(user_id, query, s.candidates)
+        wanted = {i for i, _ in dense} | {i for i, _ in lexical.own + lexical.window}
+        rows = self.stores.archive.get(user_id, list(wanted | set(self._in_range(user_id, intent))))
+        kinds = {row.item_id: _key_family(row.kind) for row in rows}
+        lists = [(s.weight_window, normalised(lexical.window, 0.0)), (s.weight_own, normalised(lexical.own, 0.0))]
+        dense_scores: dict[str, float] = {}
+        for family, scale in (("raw", 1.0), ("derived", s.derived_weight)):
+            family_hits = normalised([h for h in dense if kinds.get(h[0]) == family], s.dense_floor)
+            dense_scores.update({i: scale * value for i, value in family_hits.items()})
+        lists.append((s.weight_dense, dense_scores))
         if intent.time_range is not None and self._only_time(query, now):
             # "what did we discuss last week?": nothing but the time says what is relevant
             rows = [r for r in rows if _within(r.occurred_at, intent.time_range)] or rows
@@ -150,20 +161,11 @@ class Retriever:
             # one memory indexed under several keys (raw text, extraction): its best score per list
             score = sum(weight * max(scores.get(r.item_id, 0.0) for r in group) for weight, scores in lists)
             if any(r.subject is not None and r.subject.lower() in names for r in group):
-                score += self.settings.subject_boost
+                score += s.subject_boost
             if intent.time_range is not None and any(_within(r.occurred_at, intent.time_range) for r in group):
-                score += self.settings.range_boost * max(intent.weight("temporal"), 0.5)
-            shown = next((r for r in group if r.kind in ("message", "document")), group[0])
+                score += s.range_boost * max(intent.weight("temporal"), 0.5)
+            shown = next((r for r in group if _key_family(r.kind) == "raw"), group[0])
             pool.offer(shown.item_id, archive_recall_item(shown, score), score)
-
-    def _ranked_lists(self, query: str, user_id: str) -> list[tuple[float, dict[str, float]]]:
-        """(weight, normalised scores) of BM25-window, BM25-own and dense."""
-        s = self.settings
-        [vector] = self.embedder.embed([query])
-        dense = self.stores.index.query(user_id, vector, s.candidates)
-        lexical: LexicalHits = self.lexical.search(user_id, query, s.candidates)
-        return [(s.weight_window, normalised(lexical.window, 0.0)), (s.weight_own, normalised(lexical.own, 0.0)),
-                (s.weight_dense, normalised(dense, s.dense_floor))]
 
     def _only_time(self, query: str, now: datetime) -> bool:
         """True when the query has no content word outside its time expressions."""
@@ -276,6 +278,15 @@ def normalised(hits: Sequence[tuple[str, float]], floor: float | None = None) ->
     if span <= 1e-12:
         return {item_id: 1.0 for item_id, _ in hits}
     return {item_id: (score - bottom) / span for item_id, score in hits}
+
+
+def _key_family(kind: str) -> str:
+    """Raw words (messages, documents) or derived text (extractions, summaries).
+
+    Dense scores are normalised per family: short derived rows often have the highest
+    cosine, and must not shrink the scale of every raw row (nor the other way round);
+    a memory then keeps its best row's score."""
+    return "raw" if kind in ("message", "document") else "derived"
 
 
 def _within(when: datetime | None, time_range: tuple[datetime, datetime]) -> bool:
