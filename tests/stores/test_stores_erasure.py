@@ -3,6 +3,7 @@ DuckDB file and purging Chroma's log, no byte of that user is left in any file."
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from pathlib import Path
 
@@ -56,3 +57,30 @@ def test_forgotten_user_leaves_no_bytes_in_the_store_directory(tmp_path: Path) -
     stores.close()
     with open_stores(directory) as again:
         assert again.db.users() == ["ana"] and again.index.count() == 20
+
+
+def test_leftovers_of_an_interrupted_rewrite_are_removed_on_open(tmp_path: Path) -> None:
+    directory = tmp_path / "store"
+    open_stores(directory).close()
+    # what a crash in the middle of rewrite_file / purge_log leaves behind
+    (directory / "memfold.duckdb.rewrite").write_bytes(b"old copy")
+    for leftover in ("chroma.old", "chroma.rebuild"):
+        (directory / leftover).mkdir()
+        (directory / leftover / "chroma.sqlite3").write_bytes(b"deleted vectors")
+    reader = open_stores(directory, read_only=True)  # a reader changes nothing
+    reader.close()
+    assert (directory / "chroma.old").exists()
+    with open_stores(directory) as writer:
+        assert writer.log.count() == 0
+    assert sorted(p.name for p in directory.iterdir()) == ["chroma", "memfold.duckdb", "writer.lock"]
+
+
+def test_an_index_lost_mid_rebuild_is_rebuilt_from_duckdb(tmp_path: Path) -> None:
+    directory = tmp_path / "store"
+    with open_stores(directory) as stores:
+        stores.archive.add([item(f"ana:{n}", f"words {n}") for n in range(12)])
+        sync_index(stores, HashingEmbedder())
+    shutil.rmtree(directory / "chroma")  # crash between the two renames of purge_log
+    with open_stores(directory) as stores:
+        report = sync_index(stores, HashingEmbedder())
+        assert report.missing == 12 and stores.index.count() == 12

@@ -116,7 +116,7 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
 
         db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
         try:
-            index = ChromaVectorIndex(directory / CHROMA_DIR)
+            index = ChromaVectorIndex(directory / CHROMA_DIR, cleanup=not read_only)
         except StoreError:
             db.close()
             raise

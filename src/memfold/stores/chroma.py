@@ -59,8 +59,12 @@ def _where(user_id: str, kinds: Sequence[str] | None) -> dict[str, Any]:
 class ChromaVectorIndex:
     """One cosine-space Chroma collection in ``path``; scores are cosine similarity."""
 
-    def __init__(self, path: str | Path, *, collection: str = COLLECTION) -> None:
+    def __init__(self, path: str | Path, *, collection: str = COLLECTION,
+                 cleanup: bool = True) -> None:
         self.path = Path(path)
+        if cleanup:  # a rebuild cut short by a crash: the old copy still holds deleted vectors
+            for leftover in (_sibling(self.path, ".old"), _sibling(self.path, ".rebuild")):
+                shutil.rmtree(leftover, ignore_errors=True)
         self.collection_name = collection
         self._lock = threading.RLock()
         self._closed = False
@@ -145,7 +149,7 @@ class ChromaVectorIndex:
         next ``sync_index`` re-embeds the missing rows from DuckDB.
         """
         with self._lock:
-            stage = self.path.with_name(self.path.name + ".rebuild")
+            stage = _sibling(self.path, ".rebuild")
             shutil.rmtree(stage, ignore_errors=True)
             stage.mkdir(parents=True)
             try:
@@ -188,7 +192,7 @@ class ChromaVectorIndex:
             raise VectorIndexError(f"rebuilding {self.path} failed: {exc}") from exc
 
     def _swap_in(self, fresh: Path) -> None:
-        trash = self.path.with_name(self.path.name + ".old")
+        trash = _sibling(self.path, ".old")
         shutil.rmtree(trash, ignore_errors=True)
         try:
             os.replace(self.path, trash)
@@ -247,3 +251,7 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)

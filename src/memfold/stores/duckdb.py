@@ -141,6 +141,8 @@ class DuckDBDatabase:
             raise StoreError("a :memory: database cannot be opened read-only")
         if read_only and not Path(self.path).is_file():
             raise StoreError(f"no memfold database at {self.path}")
+        if not read_only:  # a rewrite cut short by a crash leaves its copy behind
+            _remove_db_files(Path(self.path + ".rewrite"))
         self._conn = self._connect()
         if not read_only:
             self._create_schema()
@@ -183,7 +185,11 @@ class DuckDBDatabase:
         return self._conn
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> duckdb.DuckDBPyConnection:
-        """Run one statement; outside a transaction a write conflict is retried."""
+        """Run one statement; outside a transaction a write conflict is retried.
+
+        Use :meth:`fetchall` to read results: it fetches under the lock, so another
+        thread's statement cannot replace the result in between.
+        """
         with self.lock:
             for attempt in range(self.conflict_retries + 1):
                 try:

@@ -46,7 +46,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memfold.errors import ConfigError, InvalidInputError
-from memfold.models import ArchiveItem, ProfileChange, ProfileFact
+from memfold.models import ArchiveItem, Message, ProfileChange, ProfileFact
 from memfold.retrieval.indexing import describe_date, fact_sentence
 from memfold.stores import Stores
 from memfold.stores._common import as_utc, merge_sources
@@ -92,7 +92,8 @@ class RetentionPolicy(BaseModel):
     ttl_by_key: dict[str, timedelta] = Field(default_factory=dict)
     ttl_by_category: dict[str, timedelta] = Field(default_factory=dict)
     default_ttl: timedelta | None = None
-    categories: dict[str, str] = Field(default_factory=dict)  # key -> category, for facts stored without one
+    # key (or base key) -> category, for facts stored without one (the router sets none)
+    categories: dict[str, str] = Field(default_factory=dict)
     max_facts: int | None = Field(default=None, ge=0)  # per user, all subjects together
 
     @field_validator("ttl_by_key", "ttl_by_category", mode="before")
@@ -128,7 +129,8 @@ class RetentionPolicy(BaseModel):
                     or self.max_facts is not None)
 
     def category_of(self, fact: ProfileFact) -> str | None:
-        return fact.category or self.categories.get(fact.key) or self.categories.get(base_key(fact.key))
+        mapped = self.categories.get(fact.key) or self.categories.get(base_key(fact.key))
+        return fact.category or mapped
 
     def ttl_for(self, fact: ProfileFact) -> tuple[timedelta, str] | None:
         """The TTL that applies to ``fact`` and the rule it comes from; the most specific
@@ -181,7 +183,7 @@ class RetentionReport(BaseModel):
     now: datetime
     expired: list[RetiredFact] = Field(default_factory=list)
     evicted: list[RetiredFact] = Field(default_factory=list)
-    archived: list[ArchiveItem] = Field(default_factory=list)  # give these to the retriever after commit
+    archived: list[ArchiveItem] = Field(default_factory=list)  # for the retriever, after commit
     changes: list[ProfileChange] = Field(default_factory=list)
     remaining: int | None = None  # facts left; None when the policy has no rule (nothing read)
 
@@ -212,18 +214,20 @@ def select_expired(facts: Sequence[ProfileFact], policy: RetentionPolicy,
     return out
 
 
-def select_evicted(facts: Sequence[ProfileFact], accessed: Mapping[tuple[str, str], datetime | None],
+def select_evicted(facts: Sequence[ProfileFact],
+                   accessed: Mapping[tuple[str, str], datetime | None],
                    max_facts: int | None) -> list[tuple[ProfileFact, str]]:
     """The least recently used facts beyond ``max_facts``, least recent first (ties: the
     older statement, then subject and key, so the choice is deterministic)."""
     if max_facts is None or len(facts) <= max_facts:
         return []
-    ranked = sorted(facts, key=lambda f: (last_used(f, accessed.get((f.subject, f.key))),
-                                          f.updated_at, f.subject, f.key))
+    def used(fact: ProfileFact) -> datetime:
+        return last_used(fact, accessed.get((fact.subject, fact.key)))
+
+    ranked = sorted(facts, key=lambda f: (used(f), f.updated_at, f.subject, f.key))
     doomed = ranked[: len(facts) - max_facts]
     return [(f, f"evicted: the profile holds more than {max_facts} facts and this one was the "
-                f"least recently used (last used {last_used(f, accessed.get((f.subject, f.key))):%Y-%m-%d %H:%M})")
-            for f in doomed]
+                f"least recently used (last used {used(f):%Y-%m-%d %H:%M})") for f in doomed]
 
 
 # -- the archive row --------------------------------------------------------------------
@@ -241,8 +245,8 @@ def describe_change(change: ProfileChange) -> str:
     old, new = _quote(change.old_value), _quote(change.new_value)
     if change.action == "add":
         return f"{when}: set to {new}"
-    if change.action == "update":
-        return f"{when}: changed from {old} to {new}" if change.old_value is not None else f"{when}: changed to {new}"
+    if change.action == "update":  # old_value is None when source removal scrubbed it
+        return f"{when}: changed from {old} to {new}" if change.old_value else f"{when}: set to {new}"
     verb = {"delete": f"deleted by {change.actor}", "expire": "expired from the profile",
             "evict": "evicted from the profile"}[change.action]
     return f"{when}: {old} {verb}" if change.old_value is not None else f"{when}: {verb}"
@@ -296,6 +300,22 @@ def enforce_retention(stores: Stores, user_id: str, *, now: datetime,
     return RetentionReport(user_id=user_id, now=now, expired=retired.facts["expire"],
                            evicted=retired.facts["evict"], archived=retired.items,
                            changes=retired.changes, remaining=len(survivors) - len(evicted))
+
+
+def enforce_for_batch(stores: Stores, messages: Sequence[Message], *,
+                      policy: RetentionPolicy) -> list[RetentionReport]:
+    """After an ingest batch, inside its transaction: enforce for every user the batch
+    touched, at that user's newest message time. The conversation's clock, not the wall
+    clock, so that replaying a transcript forgets what living it would have, and a batch
+    never expires the facts it has just stated. Reports only for users it changed."""
+    if not policy.is_active():
+        return []
+    newest: dict[str, datetime] = {}
+    for message in messages:
+        newest[message.user_id] = max(newest.get(message.user_id, message.ts), message.ts)
+    reports = [enforce_retention(stores, user_id, now=now, policy=policy)
+               for user_id, now in newest.items()]
+    return [report for report in reports if report.retired]
 
 
 @dataclass
