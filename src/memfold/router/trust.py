@@ -32,6 +32,8 @@ _STRONG = [
     r"\byou are now\b|\bfrom now on\b|\bgoing forward,? (?:you|always|never)\b|\bhenceforth\b",
     r"\b(?:act|behave|respond|pretend|roleplay) (?:as|like) (?:if )?(?:you(?:'re| are)|an?|the)\b",
     r"\bpretend (?:to be|you(?:'re| are))\b",
+    # demands for obedience to orders the text itself carries
+    r"\b(?:obey|comply with|follow)\b[^.\n]{0,30}\b(?:orders|directives?|commands)\b",
     # sentence-initial imperatives aimed at whoever reads the text
     r"(?:^|[.!?:]\s+)(?:always|never|only|do not|don't)\s+(?:say|respond|reply|answer|tell|"
     r"recommend|suggest|mention|include|refer|use|call|address|output|agree|claim|reveal|"
