@@ -12,11 +12,12 @@ from memfold.stores import Stores
 from memfold.stores.retention import (
     RETENTION_ACTOR,
     RetentionPolicy,
+    enforce_for_batch,
     enforce_retention,
     evicted_item_id,
 )
 
-from .conftest import USER, at, state
+from .conftest import USER, at, message, state
 
 
 def evicted_rows(stores: Stores, user: str = USER) -> list:
@@ -157,3 +158,17 @@ def test_now_must_carry_a_timezone(stores: Stores) -> None:
     state(stores, "mood", "grumpy", at(0))
     report = enforce_retention(stores, USER, now=other_zone, policy=RetentionPolicy(ttl_by_key={"mood": "1d"}))
     assert report.now == at(9) and report.now.utcoffset() == timedelta(0)
+
+
+def test_enforce_for_batch_uses_each_users_newest_message_time(stores: Stores) -> None:
+    state(stores, "mood", "grumpy", at(0))
+    state(stores, "mood", "sleepy", at(0), user="bo")
+    state(stores, "job", "baker", at(0), user="cy")
+    batch = [message("a1", "hi", at(3)), message("a2", "hello", at(9)), message("b1", "yo", at(1), user="bo"),
+             message("c1", "hey", at(30), user="cy")]
+    policy = RetentionPolicy(ttl_by_key={"mood": "2d"})
+    reports = enforce_for_batch(stores, batch, policy=policy)
+    # ana's clock is day 9 (mood expires), bo's is day 1 (it stays), cy has no mood: no report
+    assert [(r.user_id, r.now, [f.key for f in r.expired]) for r in reports] == [(USER, at(9), ["mood"])]
+    assert [f.value for f in stores.profile.list("bo")] == ["sleepy"]
+    assert enforce_for_batch(stores, batch, policy=RetentionPolicy()) == []
