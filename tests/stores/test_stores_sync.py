@@ -87,3 +87,20 @@ def test_rebuild_reembeds_everything(bundle: Stores) -> None:
     report = rebuild_index(bundle, embedder)
     assert report.indexed == 2 and embedder.texts == 2
     assert bundle.index.ids() == {"a1", "a2"}
+
+
+def test_read_only_stores_are_never_written_by_sync(tmp_path: Path) -> None:
+    from memfold.errors import StoreError
+    from memfold.stores import open_stores
+
+    directory = tmp_path / "store"
+    with open_stores(directory) as writer:
+        writer.archive.add([item("a1"), item("a2")])  # committed, not yet indexed
+    reader = open_stores(directory, read_only=True)
+    report = sync_index(reader, CountingEmbedder())
+    assert (report.indexed, report.archive_rows, report.index_vectors) == (0, 2, 0)
+    with pytest.raises(StoreError):
+        rebuild_index(reader, CountingEmbedder())
+    reader.close()
+    with open_stores(directory) as writer:  # the next writer indexes them
+        assert sync_index(writer, CountingEmbedder()).indexed == 2

@@ -12,6 +12,7 @@ import time
 from pydantic import BaseModel
 
 from memfold.embed.base import Embedder
+from memfold.errors import StoreError
 from memfold.stores import Stores
 
 
@@ -71,6 +72,8 @@ def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> Syn
 
 def rebuild_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
     """Drop every vector and re-embed every archive row (``memfold reindex``)."""
+    if stores.read_only:
+        raise StoreError("cannot rebuild the index of a store opened read-only")
     stores.index.reset()
     stores.archive.mark_all_unindexed()
     return sync_index(stores, embedder, batch_size)
