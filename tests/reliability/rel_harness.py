@@ -52,11 +52,12 @@ _COLORS = ("teal", "amber", "violet", "olive", "crimson")
 _JOBS = ("nurse", "welder", "pilot", "chemist")
 
 
-def settings(store: Path | str, **fold: Any) -> Any:
-    """Fast offline settings: hashing embedder, offline backend, optional fold overrides."""
+def settings(store: Path | str, embedder: str = "hashing", **fold: Any) -> Any:
+    """Offline settings with optional fold overrides; the hashing embedder unless told
+    ``embedder="minilm"`` (the slow tests and the benchmark's real-model runs)."""
     from memfold.config import Settings
 
-    return Settings(store=Path(store), embedder="hashing", backend="offline", fold=dict(fold))
+    return Settings(store=Path(store), embedder=embedder, backend="offline", fold=dict(fold))
 
 
 def message(user: str, msg_id: str, minute: int, rng: random.Random, *, extra: str = "") -> dict[str, Any]:

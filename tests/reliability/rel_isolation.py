@@ -93,10 +93,11 @@ def unscoped_reads_rejected(memory: Memory) -> dict[str, int]:
             "unscoped_not_rejected": accepted, "whole_store_export_allowed": bool(admin)}
 
 
-def isolation(root: str, operations: int = 300, seed: int = 0, users: int = 5) -> dict[str, Any]:
+def isolation(root: str, operations: int = 300, seed: int = 0, users: int = 5,
+              embedder: str = "hashing") -> dict[str, Any]:
     rng = random.Random(seed)
     store = Path(root) / "store"
-    memory = Memory.open(store, h.settings(store, **FOLD))
+    memory = Memory.open(store, h.settings(store, embedder, **FOLD))
     tenants = {f"tenant-{uuid.UUID(int=rng.getrandbits(128)).hex[:10]}":
                f"cnry{uuid.UUID(int=rng.getrandbits(128)).hex[:12]}" for _ in range(users)}
     _seed(memory, tenants, rng, rounds=12)
@@ -120,7 +121,7 @@ def isolation(root: str, operations: int = 300, seed: int = 0, users: int = 5) -
         for other, canary in tenants.items():
             if other != user and (canary in output or other in output):
                 leaks.append({"path": name, "reader": user, "leaked": other})
-    result = {"operations": operations, "reads": sum(per_path.values()), "writes": writes,
+    result = {"embedder": embedder, "operations": operations, "reads": sum(per_path.values()), "writes": writes,
               "reads_per_path": per_path, "leaks": len(leaks), "leak_examples": leaks[:5],
               "reads_showing_own_canary": own_seen, **unscoped_reads_rejected(memory)}
     memory.close()

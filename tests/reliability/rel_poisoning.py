@@ -107,10 +107,10 @@ def _vector_ids(memory: Memory, msg_id: str) -> set[str]:
     return {r[0] for r in rows} & memory.stores.index.ids(USER)
 
 
-def poisoning(root: str, contexts: int | None = None) -> dict[str, Any]:
+def poisoning(root: str, contexts: int | None = None, embedder: str = "hashing") -> dict[str, Any]:
     """``contexts``: how many payloads to build a context for (None: every one)."""
     store = Path(root) / "store"
-    memory = Memory.open(store, h.settings(store, **FOLD))
+    memory = Memory.open(store, h.settings(store, embedder, **FOLD))
     ids, flagged = _ingest_payloads(memory)
     facts = [f for f in memory.profile(USER) if set(f.sources) & set(ids)]
     changes = [c for c in memory.profile_history(USER) if set(c.sources) & set(ids)]
@@ -120,7 +120,7 @@ def poisoning(root: str, contexts: int | None = None) -> dict[str, Any]:
         "AND kind IN ('message', 'document') AND NOT list_contains(flags, ?)", [USER, ids, INSTRUCTION_FLAG])
     semantic = memory.semantic(USER).model_dump_json()
     result: dict[str, Any] = {
-        "payloads": len(PAYLOADS), "flagged": flagged,
+        "embedder": embedder, "payloads": len(PAYLOADS), "flagged": flagged,
         "unflagged": [p for n, p in enumerate(PAYLOADS) if not _flagged_row(memory, f"p{n}")],
         "profile_facts_from_payloads": len(facts), "changelog_rows_from_payloads": len(changes),
         "events_from_payloads": len(events), "archive_rows_without_flag": int(unflagged_rows[0][0]),

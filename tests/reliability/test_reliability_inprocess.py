@@ -77,3 +77,14 @@ def test_bad_input_is_rejected_per_line_and_valid_input_kept(tmp_path: Path) -> 
     assert result["whole_file_not_rejected"] == 0 and result["whole_file_rows_stored"] == 0
     assert result["many_unclear_or_missing"] == [] and result["many_rejected"] == result["many_cases"]
     assert not {k: v for k, v in result.items() if k.startswith(("orphan", "index_", "fold_")) and v}
+
+
+@pytest.mark.slow
+def test_real_model_poisoning_and_isolation(tmp_path: Path) -> None:
+    """The offline router's prototypes use the embedder: with real MiniLM vectors a payload
+    must still never become a fact, and dense search must still stay inside one user."""
+    poisoned = rel_poisoning.poisoning(str(tmp_path / "p"), contexts=4, embedder="minilm")
+    assert poisoned["profile_facts_from_payloads"] == 0 and poisoned["events_from_payloads"] == 0
+    assert poisoned["unflagged"] == [] and poisoned["removals_left_behind"] == 0
+    isolated = rel_isolation.isolation(str(tmp_path / "i"), operations=120, embedder="minilm")
+    assert isolated["leaks"] == 0, isolated["leak_examples"]
