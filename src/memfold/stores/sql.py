@@ -53,7 +53,7 @@ def run_readonly_sql(db_file: str | Path, query: str,
     with readonly_connection(db_file) as conn:
         try:
             result = conn.execute(query)
-            if result is None or result.description is None:  # no statement (only a comment), or no result set
+            if result is None or result.description is None:  # only a comment, or no result set
                 return [], []
             columns = [col[0] for col in result.description]
             return columns, result.fetchmany(limit)
