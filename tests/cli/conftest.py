@@ -15,6 +15,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import typer.testing
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from memfold.cli import app
@@ -61,17 +63,31 @@ def write_jsonl(path: Path, records: list) -> Path:
     return path
 
 
+COMMAND = get_command(app)
+
+
+class CachedRunner(CliRunner):
+    """typer's CliRunner rebuilds the click command tree on every invoke (0.3-0.6 s here); build it once."""
+
+    def invoke(self, *args, **kwargs):
+        built, typer.testing._get_command = typer.testing._get_command, lambda _app: COMMAND
+        try:
+            return super().invoke(app, *args, **kwargs)
+        finally:
+            typer.testing._get_command = built
+
+
 class Cli:
     """Runs `memfold --store STORE --embedder hashing --backend offline ARGS...` in-process."""
 
     def __init__(self, store: Path) -> None:
         self.store = store
-        self.runner = CliRunner()
+        self.runner = CachedRunner()
 
     def __call__(self, *args: str, input: str | None = None, store: Path | None = None):
         argv = ["--store", str(store or self.store), *FAST, *args]
-        return self.runner.invoke(app, argv, input=input, env={"MEMFOLD_STORE": None,
-                                                               "ANTHROPIC_API_KEY": None})
+        env = {"MEMFOLD_STORE": None, "ANTHROPIC_API_KEY": None}
+        return self.runner.invoke(argv, input=input, env=env)
 
     def ok(self, *args: str, **kwargs):
         result = self(*args, **kwargs)

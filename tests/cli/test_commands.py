@@ -337,16 +337,13 @@ def test_a_blank_user_is_a_clean_error(cli):
 
 
 def test_debug_shows_the_traceback(empty_cli):
-    result = empty_cli.runner.invoke(__import__("memfold.cli").cli.app,
-                                     ["--store", str(empty_cli.store), "--debug", "stats"])
+    result = empty_cli.runner.invoke(["--store", str(empty_cli.store), "--debug", "stats"])
     assert result.exit_code == 1
     assert type(result.exception).__name__ == "InvalidInputError"
 
 
 def test_bad_settings_from_the_environment_are_one_line(empty_cli):
-    from memfold.cli import app
-
-    result = empty_cli.runner.invoke(app, ["--store", str(empty_cli.store), "route", "hi"],
+    result = empty_cli.runner.invoke(["--store", str(empty_cli.store), "route", "hi"],
                                      env={"MEMFOLD_EMBEDDER": "word2vec"})
     assert "MEMFOLD_" in assert_clean_failure(result)
 
