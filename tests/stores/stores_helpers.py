@@ -19,7 +19,8 @@ def at(minutes: int = 0, days: int = 0) -> datetime:
 
 
 def message(msg_id: str, text: str = "hello there", *, user: str = "ana", minutes: int = 0,
-            session: str = "s1", speaker: str = "Ana", meta: dict[str, str] | None = None) -> Message:
+            session: str = "s1", speaker: str = "Ana",
+            meta: dict[str, str] | None = None) -> Message:
     return Message(msg_id=msg_id, user_id=user, session_id=session, speaker=speaker, text=text,
                    ts=at(minutes), meta=meta or {})
 

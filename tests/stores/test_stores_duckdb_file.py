@@ -147,8 +147,8 @@ def test_file_held_by_another_process_names_its_pid(tmp_path: Path) -> None:
 
 
 def test_translate_maps_duckdb_errors() -> None:
-    conflict = translate(duckdb.TransactionException("TransactionContext Error: Conflict on update!"),
-                         "x.duckdb")
+    conflict = translate(
+        duckdb.TransactionException("TransactionContext Error: Conflict on update!"), "x.duckdb")
     assert isinstance(conflict, WriteConflictError)
     locked = translate(duckdb.IOException(
         'IO Error: Could not set lock on file "x.duckdb": Conflicting lock is held in '

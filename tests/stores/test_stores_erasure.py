@@ -33,7 +33,8 @@ def test_forgotten_user_leaves_no_bytes_in_the_store_directory(tmp_path: Path) -
             stores.profile.upsert(fact("nickname", f"{user} nick", "m1", user=user))
             stores.events.append([event("e1", f"{user} went out", user=user)])
             stores.documents.add([chunk("c1", user=user)])
-            stores.archive.add([item(f"{user}:{n}", f"{user} key {n}", user=user) for n in range(20)])
+            stores.archive.add([item(f"{user}:{n}", f"{user} key {n}", user=user)
+                                for n in range(20)])
             stores.folds.save(FoldState(user_id=user, semantic=SemanticMemory(
                 user_id=user, facts=[Note(text=f"{user} note", sources=["m1"])])))
     sync_index(stores, HashingEmbedder())
@@ -52,7 +53,8 @@ def test_forgotten_user_leaves_no_bytes_in_the_store_directory(tmp_path: Path) -
     stores.index.purge_log()  # type: ignore[attr-defined]
 
     assert _files_with(directory, canary.encode()) == []
-    assert stores.log.count("ana") == 20 and stores.index.ids("ana") == {f"ana:{n}" for n in range(20)}
+    assert stores.log.count("ana") == 20
+    assert stores.index.ids("ana") == {f"ana:{n}" for n in range(20)}
     assert sync_index(stores, HashingEmbedder()).indexed == 0
     stores.close()
     with open_stores(directory) as again:
@@ -72,7 +74,8 @@ def test_leftovers_of_an_interrupted_rewrite_are_removed_on_open(tmp_path: Path)
     assert (directory / "chroma.old").exists()
     with open_stores(directory) as writer:
         assert writer.log.count() == 0
-    assert sorted(p.name for p in directory.iterdir()) == ["chroma", "memfold.duckdb", "writer.lock"]
+    names = sorted(p.name for p in directory.iterdir())
+    assert names == ["chroma", "memfold.duckdb", "writer.lock"]
 
 
 def test_an_index_lost_mid_rebuild_is_rebuilt_from_duckdb(tmp_path: Path) -> None:

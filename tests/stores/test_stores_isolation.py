@@ -46,7 +46,8 @@ def _apply(stores: Stores, user: str, kind: str, ident: str, version: int) -> No
         stores.archive.add([archived])
         stores.index.upsert([archived], EMBEDDER.embed([words]))
     elif kind == "fold":
-        stores.folds.save(FoldState(user_id=user, folds=version, semantic=SemanticMemory(user_id=user)))
+        stores.folds.save(FoldState(user_id=user, folds=version,
+                                    semantic=SemanticMemory(user_id=user)))
     else:
         stores.profile.touch(user, "user", ident, at(version))
 

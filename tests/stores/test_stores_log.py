@@ -38,7 +38,8 @@ def test_duplicate_inside_one_batch_is_refused(stores: Stores) -> None:
 
 
 def test_same_msg_id_for_two_users_is_two_messages(stores: Stores) -> None:
-    stores.log.append([message("m1", "ana says", user="ana"), message("m1", "bob says", user="bob")])
+    stores.log.append([message("m1", "ana says", user="ana"),
+                       message("m1", "bob says", user="bob")])
     assert [m.text for m in stores.log.list("bob")] == ["bob says"]
     assert [m.text for m in stores.log.list("ana")] == ["ana says"]
 

@@ -198,7 +198,8 @@ class ChromaVectorIndex:
             os.replace(self.path, trash)
             os.replace(fresh, self.path)
         except OSError as exc:
-            raise VectorIndexError(f"cannot swap in the rebuilt index at {self.path}: {exc}") from exc
+            raise VectorIndexError(
+                f"cannot swap in the rebuilt index at {self.path}: {exc}") from exc
         shutil.rmtree(trash, ignore_errors=True)
         _fsync_dir(self.path.parent)
 

@@ -102,6 +102,8 @@ CREATE TABLE IF NOT EXISTS scratchpad (
 _USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state")
 _SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "scratchpad")
 _LOCK_PID = re.compile(r"PID (\d+)")
+# "col IN (list parameter)": a hash join, 4x faster than list_contains for 5,000 ids
+_IN = "IN (SELECT unnest(?::VARCHAR[]))"
 
 
 def translate(exc: duckdb.Error, path: str) -> StoreError:
@@ -210,7 +212,8 @@ class DuckDBDatabase:
                 raise translate(exc, self.path) from exc
 
     def bulk_insert(self, table: str, columns: Sequence[tuple[str, str]],
-                    rows: Sequence[Sequence[Any]], *, verb: str = "INSERT", suffix: str = "") -> None:
+                    rows: Sequence[Sequence[Any]], *, verb: str = "INSERT",
+                    suffix: str = "") -> None:
         """Insert many rows in ONE statement: each column travels as one list parameter and
         is unnested (about 200x faster than executemany for a 2,000-row batch).
 
@@ -438,7 +441,7 @@ class DuckDBConversationLog:
         if not msg_ids:
             return []
         rows = self.db.fetchall(
-            f"SELECT {_MSG_COLS} FROM messages WHERE user_id = ? AND list_contains(?, msg_id) "
+            f"SELECT {_MSG_COLS} FROM messages WHERE user_id = ? AND msg_id {_IN} "
             "ORDER BY ts, seq", [user_id, list(msg_ids)])
         return [_message(r) for r in rows]
 
@@ -446,7 +449,7 @@ class DuckDBConversationLog:
         if not msg_ids:
             return set()
         rows = self.db.fetchall(
-            "SELECT msg_id FROM messages WHERE user_id = ? AND list_contains(?, msg_id)",
+            f"SELECT msg_id FROM messages WHERE user_id = ? AND msg_id {_IN}",
             [user_id, list(msg_ids)])
         return {r[0] for r in rows}
 
@@ -469,7 +472,7 @@ class DuckDBConversationLog:
         if not msg_ids:
             return 0
         rows = self.db.fetchall(
-            "DELETE FROM messages WHERE user_id = ? AND list_contains(?, msg_id) RETURNING msg_id",
+            f"DELETE FROM messages WHERE user_id = ? AND msg_id {_IN} RETURNING msg_id",
             [user_id, list(msg_ids)])
         return len(rows)
 
@@ -524,13 +527,15 @@ class DuckDBProfileStore:
     def __init__(self, db: DuckDBDatabase) -> None:
         self.db = db
 
-    def upsert(self, fact: ProfileFact, *, reason: str = "", actor: str = "router") -> ProfileChange | None:
+    def upsert(self, fact: ProfileFact, *, reason: str = "",
+               actor: str = "router") -> ProfileChange | None:
         require_evidence(fact)
         with self.db.transaction():
             old = self.get(fact.user_id, fact.subject, fact.key)
             if old is None:
                 self.db.execute(
-                    f"INSERT INTO profile ({_FACT_COLS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO profile ({_FACT_COLS}, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [fact.user_id, fact.subject, fact.key, fact.value, fact.sources,
                      fact.updated_at, fact.category, fact.updated_at])
                 return self._log(new_change(fact, "add", old_value=None, new_value=fact.value,
@@ -626,7 +631,7 @@ class DuckDBProfileStore:
                 [f.user_id, f.subject, f.key, f.value, f.sources, f.updated_at, f.category,
                  f.updated_at] for f in unique], verb="INSERT OR REPLACE")
             known = {r[0] for r in self.db.fetchall(
-                "SELECT change_id FROM profile_changes WHERE list_contains(?, change_id)",
+                f"SELECT change_id FROM profile_changes WHERE change_id {_IN}",
                 [[c.change_id for c in changes]])} if changes else set()
             for change in changes:
                 if change.change_id not in known:
@@ -634,7 +639,7 @@ class DuckDBProfileStore:
                     known.add(change.change_id)
 
     def touch(self, user_id: str, subject: str, key: str, at: datetime) -> None:
-        if self.db.read_only:  # a read-only reader (CLI, benchmark) must not write; LRU is the writer's
+        if self.db.read_only:  # a reader (CLI, benchmark) must not write; LRU is the writer's
             return
         self.db.execute(
             "UPDATE profile SET last_accessed_at = ? WHERE user_id = ? AND subject = ? AND key = ?",
@@ -791,7 +796,7 @@ class DuckDBArchiveLog:
             return
         with self.db.transaction():
             owners = self.db.fetchall(
-                "SELECT item_id, user_id FROM archive WHERE list_contains(?, item_id)",
+                f"SELECT item_id, user_id FROM archive WHERE item_id {_IN}",
                 [[i.item_id for i in items]])
             refuse_foreign_ids(items, dict(owners))
             unique = list({i.item_id: i for i in items}.values())  # last one wins
@@ -810,12 +815,12 @@ class DuckDBArchiveLog:
     def get(self, user_id: str, item_ids: Sequence[str]) -> list[ArchiveItem]:
         if not item_ids:
             return []
-        return self._select("user_id = ? AND list_contains(?, item_id)", [user_id, list(item_ids)])
+        return self._select(f"user_id = ? AND item_id {_IN}", [user_id, list(item_ids)])
 
     def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
         if kinds is None:
             return self._select("user_id = ?", [user_id])
-        return self._select("user_id = ? AND list_contains(?::VARCHAR[], kind)",
+        return self._select(f"user_id = ? AND kind {_IN}",
                             [user_id, list(kinds)])
 
     def unindexed(self, limit: int = 1000) -> list[ArchiveItem]:
@@ -826,12 +831,12 @@ class DuckDBArchiveLog:
 
     def mark_indexed(self, item_ids: Sequence[str]) -> None:
         if item_ids:
-            self.db.execute("UPDATE archive SET indexed = true WHERE list_contains(?, item_id)",
+            self.db.execute(f"UPDATE archive SET indexed = true WHERE item_id {_IN}",
                             [list(item_ids)])
 
     def mark_unindexed(self, item_ids: Sequence[str]) -> None:
         if item_ids:
-            self.db.execute("UPDATE archive SET indexed = false WHERE list_contains(?, item_id)",
+            self.db.execute(f"UPDATE archive SET indexed = false WHERE item_id {_IN}",
                             [list(item_ids)])
 
     def mark_all_unindexed(self) -> None:
@@ -847,7 +852,8 @@ class DuckDBArchiveLog:
         return _delete_by_source(self.db, "archive", "item_id", user_id, msg_ids)
 
     def delete_user(self, user_id: str) -> list[str]:
-        rows = self.db.fetchall("DELETE FROM archive WHERE user_id = ? RETURNING item_id", [user_id])
+        rows = self.db.fetchall(
+            "DELETE FROM archive WHERE user_id = ? RETURNING item_id", [user_id])
         return [r[0] for r in rows]
 
 

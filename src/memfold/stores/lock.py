@@ -93,7 +93,10 @@ class WriterLock:
 
 
 def holder_pid(directory: str | Path) -> int | None:
-    """PID of the live writer of ``directory`` (0: held, PID unknown), None if free. Never blocks."""
+    """PID of the live writer of ``directory`` (0: held, PID unknown); None if free.
+
+    Never blocks: read-only tools use it to report "held by PID n".
+    """
     path = lock_path(directory)
     try:
         fd = os.open(path, os.O_RDONLY)

@@ -246,7 +246,8 @@ class InMemoryProfileStore:
     def __init__(self, db: InMemoryDatabase) -> None:
         self.db = db
 
-    def upsert(self, fact: ProfileFact, *, reason: str = "", actor: str = "router") -> ProfileChange | None:
+    def upsert(self, fact: ProfileFact, *, reason: str = "",
+               actor: str = "router") -> ProfileChange | None:
         require_evidence(fact)
         with self.db.transaction():
             rows = self.db.table("profile")
@@ -467,7 +468,8 @@ class InMemoryArchiveLog:
         return self._items(lambda r: r[1].user_id == user_id and r[1].item_id in wanted)
 
     def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
-        return self._items(lambda r: r[1].user_id == user_id and (kinds is None or r[1].kind in kinds))
+        return self._items(
+            lambda r: r[1].user_id == user_id and (kinds is None or r[1].kind in kinds))
 
     def unindexed(self, limit: int = 1000) -> list[ArchiveItem]:
         return self._items(lambda r: not r[2])[:limit]
@@ -516,7 +518,8 @@ class InMemoryArchiveLog:
     def _delete(self, doomed: Any) -> list[str]:
         with self.db.transaction():
             rows = self.db.table("archive")
-            ids = [item_id for _, item_id in sorted((r[0], k) for k, r in rows.items() if doomed(r))]
+            doomed_rows = sorted((r[0], k) for k, r in rows.items() if doomed(r))
+            ids = [item_id for _, item_id in doomed_rows]
             for item_id in ids:
                 del rows[item_id]
             return ids
