@@ -43,12 +43,21 @@ _PERFECT = re.compile(
     r"\b(?:i|we)(?:'ve| have| had|'d)\s+" + _ADVERB +
     r"(?:been to|been going|been working on|gone|done|seen|met|finished|started|tried|visited|"
     r"taken|made|got|gotten|bought|won|lost|signed|booked|joined|completed|adopted|moved|"
-    r"[a-z]+ed\b)")
+    r"been [a-z]+ing\b|[a-z]+ed\b)")
+_PAST_PROGRESSIVE = re.compile(r"\b(?:i|we|he|she|they) (?:was|were) [a-z]+ing\b")
+# weak on their own ("I'll let you know", "I'm doing my best"); with a date they make an event
+_FUTURE_OR_ONGOING = re.compile(
+    r"\b(?:i|we)(?:'ll| will| shall) (?!be |have |let |see |try |keep |think )[a-z]+|"
+    r"\b(?:i'm|i am|we're|we are)(?: currently| now| still| also)? [a-z]+ing\b")
+_DIARY_PAST = re.compile(
+    r"^(?:just |finally |also )?(?:" + IRREGULAR_PAST + r"|[a-z]+ed) (?:my|a|an|the|some|our|"
+    r"up|out|off|to|in|on|with|by|at)\b")
 _PLAN = re.compile(
     r"\b(?:i'm|i am|we're|we are|i'll|we'll|i will|we will)\s+(?:going to|gonna|planning|"
     r"about to|heading|flying|leaving|starting|moving|having|hosting|getting|taking|visiting|"
     r"running|attending|meeting)\b|\b(?:i|we) (?:plan|decided|signed up|booked|registered|"
-    r"scheduled)\b|\bmy (?:flight|appointment|interview|exam|surgery|trip|wedding|party) is\b")
+    r"scheduled)\b|\bmy (?:flight|appointment|interview|exam|surgery|trip|wedding|party) is\b|"
+    r"\b(?:am|are|is|'m|'re) (?:going|heading|flying|off|travell?ing|driving) to\b")
 # -- NONE ----------------------------------------------------------------------------------
 
 _GREETING = re.compile(
@@ -57,7 +66,12 @@ _GREETING = re.compile(
     r"no|nope|nah|cool|nice|great|awesome|wow|lol|haha+|hmm+|got it|sounds good|will do|"
     r"no worries|np|congrats|congratulations|that's (?:great|awesome|amazing|cool|wonderful|"
     r"so cool|fantastic|incredible|nice|lovely|sweet|good)|perfect|exactly|right|agreed|"
-    r"same|me too|oh|aww+|omg)\b[\s!.,:;)(\-'\w]*$")
+    r"same|me too|oh|aww+|omg)\b(?:[\s!.,:;)(\-']+[\w']+){0,3}[\s!.,:;)(\-']*$")
+# words that open a sentence without carrying anything ("Oh, I held a game last week.")
+_INTERJECTION = re.compile(
+    r"^(?:(?:oh|ah|yeah|yep|yes|yup|no|nope|nah|wow|well|so|hey|hi|hello|haha+|lol|ok|okay|"
+    r"sure|aww+|omg|hmm+|ooh|whoa|honestly|actually|anyway|btw|also|and|but|just)\b[\s,!.:;-]*)+")
+_CLAUSE_AFTER_REACTION = re.compile(r"[,;:\-]\s*(?:i|we|my|our)\b")
 _REACTION = re.compile(
     r"^(?:wow|oh|aww+|omg|haha+|lol|that's|that is|sounds|so|what a|how|congrats|nice|great|"
     r"awesome|cool|amazing|glad|sorry|thanks|thank you|yay|good for you|you're|you are|"
@@ -90,19 +104,35 @@ class Cues:
 
 
 def is_content_sentence(sentence: str) -> bool:
-    """False for questions, greetings and reactions: sentences that carry no memory."""
+    """False for questions, greetings and reactions: sentences that carry no memory.
+
+    A leading interjection ("Oh,", "Yeah,") is ignored, and a reaction followed by a
+    first-person clause ("That's so cool, I went there last year") is content.
+    """
     low = sentence.lower().strip()
-    if low.endswith("?") or _QUESTION_START.match(low):
+    if low.endswith("?") or _QUESTION_START.match(low) or _GREETING.match(low):
         return False
-    return not (_GREETING.match(low) or (_REACTION.match(low) and len(low.split()) <= 8))
+    rest = _INTERJECTION.sub("", low)
+    if not rest or _GREETING.match(rest) or _QUESTION_START.match(rest):
+        return False
+    if _REACTION.match(rest) and len(rest.split()) <= 8:
+        return _CLAUSE_AFTER_REACTION.search(rest) is not None
+    return True
 
 
 _CODE_LINE = re.compile(r"^\s*(?:def |class |import |from \w+ import|function |SELECT |#include|"
                         r"public |const |let |var )", re.M)
 _LIST_LINE = re.compile(r"\s*(?:[-*\u2022]|\d+[.)])\s+")
 _NUMBER = re.compile(r"\b\d+(?:[.,:/]\d+)*\b")
-_FRAMING = re.compile(r"\b(?:here(?:'s| is| are) (?:the|my|an?|some)|pasting|pasted|copied|for "
-                      r"reference|quote|excerpt|according to|abstract|section \d|chapter)\b")
+_DOC_NOUNS = (r"(?:article|text|email|e-mail|letter|recipe|list|paragraph|code|snippet|notes?|"
+              r"document|doc|page|poem|lyrics|description|review|summary|report|message|menu|"
+              r"transcript|excerpt|quote|specs?|abstract|contract|clause|listing|itinerary|"
+              r"schedule|timetable|programme|program|instructions|manual|guide|rules|policy|"
+              r"setlist|newsletter|minutes|agenda|invoice|receipt|statement|essay|draft|cv|"
+              r"resume|post|thread|definition|output|log|error|table|results?)")
+_FRAMING = re.compile(
+    r"\b(?:here(?:'s| is| are) (?:the|my|an?|some|this)(?: [\w'-]+){0,3} " + _DOC_NOUNS +
+    r"|pasting|pasted|copied|for reference|excerpt|according to|abstract|section \d|chapter)\b")
 _LABELLED = re.compile(r"\s*[A-Z][\w' .-]{1,30}:\s")
 _QUOTED_BLOCK = re.compile(r":\s+(?:\S+\s+){14,}")
 _EDIT_REQUEST = re.compile(
@@ -184,5 +214,11 @@ def event_cues(content: list[str], cues: Cues) -> None:
         cues.add("EVENT", 2.0, f"past action '{past[0]}'")
     if _PERFECT.search(low):
         cues.add("EVENT", 1.5, "present perfect")
+    if _PAST_PROGRESSIVE.search(low):
+        cues.add("EVENT", 1.5, "past progressive")
+    if any(_DIARY_PAST.match(_INTERJECTION.sub("", s.lower())) for s in content):
+        cues.add("EVENT", 1.5, "subjectless past ('Twisted my knee ...')")
+    if _FUTURE_OR_ONGOING.search(low):
+        cues.add("EVENT", 0.75, "future or ongoing action")
     if _PLAN.search(low):
         cues.add("EVENT", 1.5, "plan or scheduled action")

@@ -122,7 +122,9 @@ class OfflineBackend:
         facts = _against_profile(facts, context)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
-        when = None if is_reference else resolve_event_time(text, message.ts)
+        # dates are read from statements only: "How was your trip last month?" dates nothing
+        when = None if is_reference or not content else resolve_event_time(" ".join(content),
+                                                                             message.ts)
         if when is not None and content:
             # a date makes an action an event; on its own ("so tired today") it is a hint
             weight = 2.0 if cues.scores["EVENT"] > 0 else 0.75
