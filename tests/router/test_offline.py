@@ -170,3 +170,24 @@ def test_event_keeps_its_side_fact(router: Router, msg: MessageFactory) -> None:
     decision = router.route(msg("We moved to Austin last month."))
     assert decision.kind == "EVENT"
     assert [(f.key, f.value) for f in decision.facts] == [("location", "Austin")]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Oh, I held a charity bake sale last week.", "EVENT"),
+    ("Yeah, I painted that one last year!", "EVENT"),
+    ("That's so cool, I went there last summer with my dad.", "EVENT"),
+    ("Twisted my ankle on Friday, so no running for a while.", "EVENT"),
+    ("I'm organising a reunion with my cousins next month.", "EVENT"),
+    ("Starting tomorrow, I will cycle to work.", "EVENT"),
+    ("Yep, I'll let you know.", "NONE"),
+    ("Sounds fun! How was your trip last month?", "NONE"),
+    ("Here's a pic of my garden, the roses are blooming!", "NONE"),
+])
+def test_chat_turns(router: Router, msg: MessageFactory, text: str, kind: str) -> None:
+    assert router.route(msg(text, speaker="Sam")).kind == kind
+
+
+def test_dates_come_from_statements_not_questions(router: Router, msg: MessageFactory) -> None:
+    decision = router.route(msg("I baked bread. Did you go out yesterday?"))
+    assert decision.kind == "EVENT" and decision.event is not None
+    assert decision.event.occurred_at == T0 and decision.event.time_expression is None
