@@ -126,19 +126,19 @@ def test_cap_evicts_unpinned_by_rank_and_never_pinned() -> None:
     assert len(evicted) == 4 and pinned not in evicted
 
 
-def _survives(note: Note, state: FoldState, archived: set[str]) -> bool:
+def _survives(note: Note, state: FoldState, archived: list[Note]) -> bool:
     """A pinned note survives if some record in the layers (or an archived row) keeps its
     words and cites all of its sources."""
     sem = state.semantic
     holders = [n for e in state.episodes for n in e.notes]
-    holders += sem.facts + sem.patterns + sem.open_questions + sem.history
+    holders += sem.facts + sem.patterns + sem.open_questions + sem.history + archived
     for holder in holders:
         if set(note.sources) <= set(holder.sources) and (holder.text == note.text
                                                          or holder.text in note.text
                                                          or note.text in holder.text
                                                          or _near(holder.text, note.text)):
             return True
-    return note.text in archived
+    return False
 
 
 def _near(a: str, b: str) -> bool:
@@ -156,7 +156,8 @@ def test_a_pinned_note_is_never_lost_across_any_sequence_of_folds(
                        semantic_store_cap=cap)
     turns = messages(texts)
     state, outcomes = _feed(manager, [turns[i:i + batch] for i in range(0, len(turns), batch)])
-    archived = {a.text for o in outcomes for a in o.archive if a.kind != "episode"}
+    archived = [Note(text=a.text, sources=a.sources) for o in outcomes for a in o.archive
+                if a.kind != "episode"]
     pinned = [n for o in outcomes for e in o.episodes for n in e.notes if n.pinned]
     for note in pinned:
         assert _survives(note, state, archived), note
@@ -167,3 +168,17 @@ def test_a_pinned_note_is_never_lost_across_any_sequence_of_folds(
             start, end = episode.turn_range
             assert set(episode.sources) <= {f"m{i}" for i in range(start, end + 1)}
     assert len(state.working) + len(folded) == len(turns)
+
+
+@given(texts=turn_texts(min_size=10, max_size=60))
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_every_rolling_summary_line_occurs_in_a_folded_turn(texts: list[str]) -> None:
+    manager = _manager(strategy="summarize", l1_max_turns=6, min_turns_before_fold=0)
+    turns = messages(texts)
+    outcome = manager.add(manager.new_state("u1"), turns)
+    by_id = {m.msg_id: m for m in turns}
+    folded = {m.msg_id for m in outcome.folded_out}
+    for note in parse_summary(outcome.state.summary):
+        assert set(note.sources) <= folded
+        assert note.text.split(": ", 1)[1] in by_id[note.sources[0]].text
+    assert COUNTER.count(outcome.state.summary) <= manager.settings.summary_max_tokens

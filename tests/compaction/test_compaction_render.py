@@ -76,3 +76,18 @@ def test_rendered_prompt_never_exceeds_its_budget(texts: list[str], budget: int,
     unbounded = render_semantic(state.semantic, cap, counter=COUNTER)
     if COUNTER.count(unbounded) <= budget:
         assert semantic == unbounded  # nothing is cut when everything fits
+
+
+@given(texts=turn_texts(min_size=20, max_size=50), budget=st.integers(0, 300))
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_render_layers_fits_the_budget_and_puts_l3_first(texts: list[str], budget: int) -> None:
+    from memfold.compaction.render import render_layers
+
+    manager = ConversationManager(settings=FoldSettings(l1_max_turns=6, l2_max_episodes=3,
+                                                        min_turns_before_fold=0), counter=COUNTER)
+    state = manager.add(manager.new_state("u1"), messages(texts)).state
+    text = render_layers(state, budget_tokens=budget, counter=COUNTER)
+    assert COUNTER.count(text) <= budget
+    full = render_layers(state, counter=COUNTER)
+    if state.semantic.facts:
+        assert full.startswith("## Semantic memory")

@@ -39,7 +39,13 @@ def _body(text: str) -> str:
 
 
 def values_of(text: str) -> frozenset[str]:
-    return frozenset(t.numbers(text) | t.dates(text))
+    """The specifics of a note: numbers, dates and names (words capitalised mid-sentence).
+
+    Two notes that differ in any of them are never duplicates ("error 1 on the Alice
+    server" is not "error 1 on the Bruno server")."""
+    body = _body(text)
+    names = {n.lower() for n in t.proper_nouns(body)}
+    return frozenset(t.numbers(body) | t.dates(body) | names)
 
 
 def relation(old: str, new: str, duplicate_jaccard: float = 0.75, *,

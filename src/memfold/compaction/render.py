@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memfold.compaction.manager import parse_summary
-from memfold.models import Decision, Eliminated, Episode, Note, SemanticMemory
+from memfold.models import Decision, Eliminated, Episode, FoldState, Note, SemanticMemory
 from memfold.tokens import TokenCounter, default_counter
 
 SEMANTIC_HEADER = ("## Semantic memory (durable knowledge quoted from past conversations; "
@@ -190,3 +190,26 @@ def _join(header: str, sections: list[str], lines: list[_Line]) -> str:
             out.append(f"**{section}**:" if not section.startswith("Episode") else f"### {section}")
         out.extend(line.text for line in chosen)
     return "\n".join(out) if len(out) > 1 else ""
+
+
+# ---- everything compaction contributes to a prompt -----------------------------------------
+def render_layers(state: FoldState, *, semantic_cap: int = 20, digest_episodes: int = 5,
+                  budget_tokens: int | None = None, counter: TokenCounter | None = None) -> str:
+    """The folded layers of one user's state for a system prompt, within ``budget_tokens``.
+
+    L3 comes first (the spec's "lost in the middle" advice: most critical memory at the
+    start), then the L2 digest with whatever budget is left; for the ``summarize``
+    strategy, the rolling summary. L1 (``state.working``) goes into messages[], not here.
+    """
+    counter = counter or default_counter()
+    if state.strategy == "summarize":
+        return render_summary(state.summary, budget_tokens=budget_tokens, counter=counter)
+    semantic = render_semantic(state.semantic, semantic_cap, budget_tokens=budget_tokens,
+                               counter=counter)
+    left = None if budget_tokens is None else budget_tokens - counter.count(semantic) - 2
+    episodes = "" if left is not None and left <= 0 else render_episodes(
+        state.episodes, digest_episodes, budget_tokens=left, counter=counter)
+    text = "\n\n".join(part for part in (semantic, episodes) if part)
+    if budget_tokens is not None and counter.count(text) > budget_tokens:
+        return semantic  # the joint counted differently; L3 alone is known to fit
+    return text
