@@ -1,6 +1,7 @@
-"""Property: what user A reads never depends on user B.
+"""Properties: what user A reads never depends on user B, and DuckDB answers every
+read exactly like the in-memory reference after any sequence of writes and deletes.
 
-Random writes for two users that reuse the same ids go into one store; only A's writes
+Isolation: random writes for two users that reuse the same ids go into one store; only A's writes
 go into a second store. Every read method, called for A, must answer the same on both:
 so B's rows can neither appear in A's answers nor change them.
 """
@@ -113,3 +114,53 @@ def test_duckdb_reads_of_one_user_never_depend_on_another(
 def test_duckdb_isolation_many_examples(tmp_path: Path,
                                         ops: list[tuple[str, str, str, int]]) -> None:
     _check("duckdb", tmp_path, ops)
+
+
+op_with_deletes = st.one_of(op, st.tuples(
+    st.sampled_from(USERS), st.sampled_from(["forget", "remove"]), st.sampled_from(IDS),
+    st.just(0)))
+
+
+def _apply_any(stores: Stores, user: str, kind: str, ident: str, version: int) -> None:
+    if kind == "forget":
+        with stores.db.transaction():
+            for store in (stores.log, stores.profile, stores.events, stores.documents,
+                          stores.folds):
+                store.delete_user(user)
+            stores.index.delete(stores.archive.delete_user(user))
+    elif kind == "remove":
+        with stores.db.transaction():
+            stores.log.delete(user, [ident])
+            for store in (stores.profile, stores.events, stores.documents):
+                store.delete_by_source(user, [ident])
+            stores.index.delete(stores.archive.delete_by_source(user, [ident]))
+    else:
+        _apply(stores, user, kind, ident, version)
+
+
+def _check_parity(tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
+    reference, duck = make_stores("memory", tmp_path), make_stores("duckdb", tmp_path)
+    try:
+        for step in ops:
+            _apply_any(reference, *step)
+            _apply_any(duck, *step)
+        for user in USERS:
+            assert _reads(duck, user) == _reads(reference, user)
+        assert duck.db.users() == reference.db.users()
+    finally:
+        reference.close()
+        duck.close()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=FIXTURE_OK)
+@given(ops=st.lists(op_with_deletes, min_size=10, max_size=30))
+def test_duckdb_answers_exactly_like_the_reference(tmp_path: Path,
+                                                   ops: list[tuple[str, str, str, int]]) -> None:
+    _check_parity(tmp_path, ops)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None, suppress_health_check=FIXTURE_OK)
+@given(ops=st.lists(op_with_deletes, max_size=50))
+def test_duckdb_parity_many_examples(tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
+    _check_parity(tmp_path, ops)
