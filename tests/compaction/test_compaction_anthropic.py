@@ -56,7 +56,7 @@ def _compactor(api: FakeAPI) -> AnthropicCompactor:
     client = anthropic.Anthropic(api_key="test", max_retries=0,
                                  http_client=httpx.Client(transport=httpx.MockTransport(api.handler)))
     backend = AnthropicBackend(client, model="claude-haiku-4-5")
-    return AnthropicCompactor(backend, SETTINGS, OfflineCompactor(SETTINGS, COUNTER))
+    return AnthropicCompactor(backend, fallback=OfflineCompactor(SETTINGS, COUNTER))
 
 
 def _compact(compactor: AnthropicCompactor) -> Episode:

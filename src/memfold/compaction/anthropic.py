@@ -167,11 +167,13 @@ class AnthropicCompactor:
 
     name = "anthropic"
 
-    def __init__(self, backend: JsonCompleter, settings: FoldSettings | None = None,
-                 offline: OfflineCompactor | None = None) -> None:
+    def __init__(self, backend: JsonCompleter, settings: FoldSettings | None = None, *,
+                 fallback: OfflineCompactor | None = None) -> None:
+        """``fallback`` answers when the model's JSON is unusable, and supplies the pinned
+        notes and open questions; its settings are used when ``settings`` is not given."""
         self.backend = backend
-        self.settings = settings or FoldSettings()
-        self.offline = offline or OfflineCompactor(self.settings)
+        self.settings = settings or (fallback.settings if fallback else FoldSettings())
+        self.offline = fallback or OfflineCompactor(self.settings)
 
     # ---- L1 -> L2 -------------------------------------------------------------------
     def compact_episode(self, turns: list[Message], *, episode_id: int,
