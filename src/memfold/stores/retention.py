@@ -288,7 +288,9 @@ def enforce_retention(stores: Stores, user_id: str, *, now: datetime,
         expired = select_expired(facts, policy, now)
         gone = {(f.subject, f.key) for f, _ in expired}
         survivors = [f for f in facts if (f.subject, f.key) not in gone]
-        accessed = stores.profile.last_accessed(user_id)
+        over_cap = policy.max_facts is not None and len(survivors) > policy.max_facts
+        # read times matter only when something leaves (the common pass changes nothing)
+        accessed = stores.profile.last_accessed(user_id) if expired or over_cap else {}
         evicted = select_evicted(survivors, accessed, policy.max_facts)
         history = _history_by_key(stores, user_id) if expired or evicted else {}
         retired = _Retirements(stores, now, history, accessed)
