@@ -160,3 +160,15 @@ def test_ingest_keeps_the_profile_under_the_cap() -> None:
         evicted = memory.stores.archive.list(USER, kinds=["evicted_fact"])
         assert len(evicted) == 1 and "vegetarian" in evicted[0].text
         assert any(item.item_id == evicted[0].item_id for item in memory.search("vegetarian diet", USER, k=5))
+
+
+def test_every_evicted_fact_is_found_by_search(memory: Memory) -> None:
+    values = {"locker_code": "zebra 4711", "shoe_size": "44", "favourite_colour": "teal",
+              "bike": "red fixie", "dentist": "Dr Okafor", "wifi_password": "moonbeam"}
+    for n, (key, value) in enumerate(values.items()):
+        remember(memory, f"m{n}", key, value, at(hours=n))
+    report = enforce(memory, RetentionPolicy(max_facts=2), at(1))
+    assert len(report.evicted) == 4 and len(memory.profile(USER)) == 2
+    for retired in report.evicted:
+        hits = memory.search(f"user {retired.key.replace('_', ' ')}: {retired.value}", USER, k=3)
+        assert hits[0].item_id == retired.item_id and values[retired.key] in hits[0].text
