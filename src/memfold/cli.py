@@ -588,8 +588,11 @@ def stats(json_out: JsonOpt = False) -> None:
     if json_out:
         _print_json(data)
         return
-    _table("Users", ["user", "messages", "facts", "events", "archive"],
-           [[u, c["messages"], c["facts"], c["events"], c["archive"]] for u, c in data["users"].items()])
+    stores = ["messages", "facts", "events", "archive"]
+    rows = [[user, *(counts[s] for s in stores)] for user, counts in data["users"].items()]
+    if len(rows) > 1:
+        rows.append(["(all users)", *(sum(c[s] for c in data["users"].values()) for s in stores)])
+    _table("Users", ["user", *stores], rows)
     _table("Disk", ["path", "bytes"], [[p, n] for p, n in data["disk"].items()])
     _say(f"{data['vectors']} vectors indexed, {data['total_bytes']:,} bytes on disk")
 
