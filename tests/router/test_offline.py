@@ -191,3 +191,9 @@ def test_dates_come_from_statements_not_questions(router: Router, msg: MessageFa
     decision = router.route(msg("I baked bread. Did you go out yesterday?"))
     assert decision.kind == "EVENT" and decision.event is not None
     assert decision.event.occurred_at == T0 and decision.event.time_expression is None
+
+
+def test_very_long_personal_text_is_a_document(router: Router, msg: MessageFactory) -> None:
+    story = "I went to the lake and I love it there. My sister Ana is a nurse. " * 40
+    decision = router.route(msg(story))
+    assert decision.kind == "DOCUMENT" and decision.facts == []

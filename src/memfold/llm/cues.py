@@ -158,7 +158,9 @@ def _shape_cues(text: str, words: int, cues: Cues) -> None:
         cues.add("DOCUMENT", 2.5, f"{listed} list lines")
     if len(lines) >= 5:
         cues.add("DOCUMENT", 1.5, f"{len(lines)} lines")
-    if words >= 120:
+    if words >= 300:  # nobody chats in 300-word turns: a pasted text or a long story to chunk
+        cues.add("DOCUMENT", 5.5, f"{words} words")
+    elif words >= 120:
         cues.add("DOCUMENT", 2.5, f"{words} words")
     elif words >= 70:
         cues.add("DOCUMENT", 1.0, f"{words} words")
