@@ -124,12 +124,13 @@ class Retriever:
         now = now or utcnow()
         intent = self.intents.classify(query, now)
         names = self._named_subjects(query, user_id)
+        only_time = intent.time_range is not None and self._only_time(query, now)
         pool = _Pool()
-        self._archive_candidates(pool, query, user_id, intent, names, now)
+        self._archive_candidates(pool, query, user_id, intent, names, only_time)
         if intent.weight("fact") >= self.settings.store_floor:
             self._profile_candidates(pool, query, user_id, intent, names)
         if intent.time_range is not None:
-            self._event_candidates(pool, query, user_id, intent, names)
+            self._event_candidates(pool, query, user_id, intent, names, only_time)
         self._semantic_candidates(pool, query, user_id, intent, names)
         items = deduplicate(sorted(pool.entries.values(), key=lambda c: -c.score), k)
         self._touch(user_id, items, now)
@@ -140,7 +141,7 @@ class Retriever:
     # -- the archive: dense + lexical, fused ---------------------------------------
 
     def _archive_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
-                            names: set[str], now: datetime) -> None:
+                            names: set[str], only_time: bool) -> None:
         s = self.settings
         [vector] = self.embedder.embed([query])
         dense = self.stores.index.query(user_id, vector, s.candidates)
@@ -154,7 +155,7 @@ class Retriever:
             family_hits = normalised([h for h in dense if kinds.get(h[0]) == family], s.dense_floor)
             dense_scores.update({i: scale * value for i, value in family_hits.items()})
         lists.append((s.weight_dense, dense_scores))
-        if intent.time_range is not None and self._only_time(query, now):
+        if intent.time_range is not None and only_time:
             # "what did we discuss last week?": nothing but the time says what is relevant
             rows = [r for r in rows if _within(r.occurred_at, intent.time_range)] or rows
         for group in _by_sources(rows):
@@ -224,12 +225,15 @@ class Retriever:
             pool.offer(f"profile:{fact.subject}:{fact.key}", profile_recall_item(fact, score), score)
 
     def _event_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
-                          names: set[str]) -> None:
+                          names: set[str], only_time: bool) -> None:
+        """Events inside the query's range. When the question is only a time ("what did I do
+        last week?") every one of them answers it; otherwise an event must share a word."""
         terms = self._topic_terms(query, names)
         start, end = intent.time_range or (None, None)
         for event in self.stores.events.range(user_id, start=start, end=end, limit=self.settings.candidates):
-            # inside the range the question names: half a match already, the words do the rest
-            match = 0.5 + 0.5 * self._overlap(terms, f"{event.subject} {event.text}")
+            match = 1.0 if only_time else self._overlap(terms, f"{event.subject} {event.text}")
+            if match == 0:
+                continue
             score = self._structured(match, intent.weight("temporal"), about=event.subject.lower() in names)
             pool.offer(event.event_id, event_recall_item(event, score), score)
 
