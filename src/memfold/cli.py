@@ -64,7 +64,8 @@ class _MemfoldGroup(TyperGroup):
 app = typer.Typer(
     name="memfold",
     cls=_MemfoldGroup,
-    help="memfold: long-term memory for LLM agents (profile KV, event log, vector archive, folded compaction).",
+    help="memfold: long-term memory for LLM agents "
+         "(profile KV, event log, vector archive, folded compaction).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -72,8 +73,10 @@ app = typer.Typer(
 profile_app = typer.Typer(help="Show, explain, set and delete profile facts.", no_args_is_help=True)
 app.add_typer(profile_app, name="profile")
 
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id whose memories to use (required).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (the Python API's result) instead of a table.")]
+UserOpt = Annotated[str, typer.Option(
+    "--user", "-u", help="User id whose memories to use (required).")]
+JsonOpt = Annotated[bool, typer.Option(
+    "--json", help="Print JSON (the Python API's result) instead of a table.")]
 SubjectOpt = Annotated[str, typer.Option("--subject", help="Who the fact is about.")]
 
 
@@ -92,7 +95,8 @@ def _global(
         "--store", envvar="MEMFOLD_STORE", show_default=False,
         help="Store directory (default ./memfold-store).")] = DEFAULT_STORE,
     embedder: Annotated[Optional[str], typer.Option(
-        callback=_one_of(EMBEDDERS), help="minilm (default) or hashing (fast, tests only).")] = None,
+        callback=_one_of(EMBEDDERS),
+        help="minilm (default) or hashing (fast, tests only).")] = None,
     backend: Annotated[Optional[str], typer.Option(
         callback=_one_of(BACKENDS), help="auto (default), offline or anthropic.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
@@ -124,9 +128,11 @@ def one_line(exc: MemfoldError) -> str:
 def _held_hint(pid: int | None, reading: bool) -> str:
     stop = f"stop it (kill {pid})" if pid else "stop it"
     if reading:
-        return (f"a running agent is writing to it, and DuckDB lets no other process open the store "
-                f"meanwhile, not even to read: ask that process (Memory API), or {stop} and run this again")
-    return f"one writer per store: {stop} and run this again, or use another --store / MEMFOLD_STORE"
+        return ("a running agent is writing to it, and DuckDB lets no other process open the "
+                "store meanwhile, not even to read: ask that process (Memory API), "
+                f"or {stop} and run this again")
+    return (f"one writer per store: {stop} and run this again, "
+            "or use another --store / MEMFOLD_STORE")
 
 
 def _refuse_if_held(store: Path, *, reading: bool) -> None:
@@ -247,7 +253,8 @@ def _say(text: str) -> None:
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
-def parse_when(value: str | None, *, now: datetime | None = None, end: bool = False) -> datetime | None:
+def parse_when(value: str | None, *, now: datetime | None = None,
+               end: bool = False) -> datetime | None:
     """A time option: an ISO date/time, '7d'/'12h'/'2w' (that long ago), or a phrase such as
     'last week' or 'yesterday' (its start; with ``end`` its end, and an ISO date's end of day)."""
     if value is None:
@@ -265,7 +272,8 @@ def parse_when(value: str | None, *, now: datetime | None = None, end: bool = Fa
     span = resolve_query_range(value, now) if len(value) <= 200 else None
     if span is None:
         raise InvalidInputError(f"cannot read {value!r} as a time",
-                                hint="use an ISO date (2023-05-08), '7d', or a phrase like 'last week'")
+                                hint="use an ISO date (2023-05-08), '7d', "
+                                     "or a phrase like 'last week'")
     return span[1] if end else span[0]
 
 
@@ -282,12 +290,14 @@ def _parse_iso(text: str) -> datetime | None:
 
 @app.command()
 def ingest(
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True,
-                                         help="JSONL of messages (one object a line) or LoCoMo JSON.")],
-    user: Annotated[Optional[str], typer.Option("--user", "-u", help="Store every message under this user id.")] = None,
+    file: Annotated[Path, typer.Argument(
+        exists=True, dir_okay=False, readable=True,
+        help="JSONL of messages (one object a line) or LoCoMo JSON.")],
+    user: Annotated[Optional[str], typer.Option(
+        "--user", "-u", help="Store every message under this user id.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Ingest a transcript: route every message, store it, report routed counts and rejected lines."""
+    """Ingest a transcript: route and store every message; report routed counts, rejected lines."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from memfold.transcripts import detect_format
@@ -318,15 +328,16 @@ def _ingest_summary(report: Any) -> None:
                [[r.position, r.msg_id, r.field, r.error] for r in shown])
         if len(report.rejected) > len(shown):
             _say(f"... and {len(report.rejected) - len(shown)} more (use --json for all)")
-        err_console.print("fix the rejected lines and ingest the file again: stored lines are skipped "
-                          "as duplicates", highlight=False, soft_wrap=True)
+        err_console.print("fix the rejected lines and ingest the file again: stored lines are "
+                          "skipped as duplicates", highlight=False, soft_wrap=True)
 
 
 @app.command()
 def route(
     text: Annotated[str, typer.Argument(help="The utterance to classify.")],
     role: Annotated[str, typer.Option(help="user, assistant, tool or document.")] = "user",
-    user: Annotated[str, typer.Option("--user", "-u", help="User id (for the current profile).")] = "user",
+    user: Annotated[str, typer.Option(
+        "--user", "-u", help="User id (for the current profile).")] = "user",
     speaker: Annotated[str, typer.Option(help="Who says it.")] = "user",
     ts: Annotated[Optional[str], typer.Option(help="When it was said (ISO); default now.")] = None,
     json_out: JsonOpt = False,
@@ -375,7 +386,8 @@ def _route_memory() -> Iterator[Any]:
 def recall(
     query: Annotated[str, typer.Argument(help="The question.")],
     user: UserOpt,
-    now: Annotated[Optional[str], typer.Option(help="Reference time for 'last week' etc. (ISO).")] = None,
+    now: Annotated[Optional[str], typer.Option(
+        help="Reference time for 'last week' etc. (ISO).")] = None,
     k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000, help="How many items.")] = 10,
     json_out: JsonOpt = False,
 ) -> None:
@@ -392,7 +404,8 @@ def recall(
 
 def _items_table(items: list[Any]) -> None:
     _table("Recalled", ["#", "store", "score", "when", "text", "sources"],
-           [[i + 1, it.store, it.score, it.occurred_at, it.text, it.sources] for i, it in enumerate(items)])
+           [[i + 1, it.store, it.score, it.occurred_at, it.text, it.sources]
+            for i, it in enumerate(items)])
 
 
 @app.command()
@@ -412,7 +425,8 @@ def context(
     _say(ctx.system)
     for message in ctx.messages:
         _say(f"[{message['role']}] {message['content']}")
-    _say(f"\n{ctx.tokens}/{ctx.budget_tokens} tokens: " + ", ".join(f"{s.name} {s.tokens}" for s in ctx.sections))
+    sections = ", ".join(f"{s.name} {s.tokens}" for s in ctx.sections)
+    _say(f"\n{ctx.tokens}/{ctx.budget_tokens} tokens: {sections}")
 
 
 @app.command()
@@ -436,7 +450,8 @@ def search(
 
 @profile_app.command("show")
 def profile_show(user: UserOpt,
-                 subject: Annotated[Optional[str], typer.Option(help="Only facts about this subject.")] = None,
+                 subject: Annotated[Optional[str], typer.Option(
+                     help="Only facts about this subject.")] = None,
                  json_out: JsonOpt = False) -> None:
     """List the current profile facts of a user."""
     with _open(read_only=True) as memory:
@@ -451,7 +466,8 @@ def profile_show(user: UserOpt,
 @profile_app.command("history")
 def profile_history(user: UserOpt,
                     key: Annotated[Optional[str], typer.Option(help="Only this key.")] = None,
-                    subject: Annotated[Optional[str], typer.Option(help="Only this subject.")] = None,
+                    subject: Annotated[Optional[str], typer.Option(
+                        help="Only this subject.")] = None,
                     json_out: JsonOpt = False) -> None:
     """Show the profile changelog: who changed what, when, from what to what, on what evidence."""
     with _open(read_only=True) as memory:
@@ -459,7 +475,8 @@ def profile_history(user: UserOpt,
     if json_out:
         _print_json(_dump(changes))
         return
-    _table(f"Profile changes of {user}", ["when", "action", "subject", "key", "old", "new", "by", "sources"],
+    _table(f"Profile changes of {user}",
+           ["when", "action", "subject", "key", "old", "new", "by", "sources"],
            [[c.changed_at, c.action, c.subject, c.key, c.old_value, c.new_value, c.actor, c.sources]
             for c in changes])
 
@@ -482,8 +499,8 @@ def profile_why(key: Annotated[str, typer.Argument(help="The profile key, e.g. d
 def profile_set(key: Annotated[str, typer.Argument(help="The profile key.")],
                 value: Annotated[str, typer.Argument(help="The new value.")],
                 user: UserOpt,
-                source: Annotated[list[str], typer.Option("--source", "-s",
-                                                          help="msg_id of the evidence (repeatable, required).")],
+                source: Annotated[list[str], typer.Option(
+                    "--source", "-s", help="msg_id of the evidence (repeatable, required).")],
                 subject: SubjectOpt = "user",
                 json_out: JsonOpt = False) -> None:
     """Set a profile fact by hand; evidence (a stored msg_id) is required."""
@@ -516,9 +533,10 @@ def profile_delete(key: Annotated[str, typer.Argument(help="The profile key.")],
 @app.command()
 def events(
     user: UserOpt,
-    since: Annotated[Optional[str], typer.Option(help="From: ISO date, '7d' (ago), or 'last week'.")] = None,
-    until: Annotated[Optional[str], typer.Option(help="Up to (exclusive; a date includes its day): ISO date, "
-                                                      "'7d', or a phrase.")] = None,
+    since: Annotated[Optional[str], typer.Option(
+        help="From: ISO date, '7d' (ago), or 'last week'.")] = None,
+    until: Annotated[Optional[str], typer.Option(
+        help="Up to (exclusive; a date includes its day): ISO date, '7d', or a phrase.")] = None,
     about: Annotated[Optional[str], typer.Option(help="Only events about this subject.")] = None,
     limit: Annotated[Optional[int], typer.Option(min=0, help="At most this many.")] = None,
     json_out: JsonOpt = False,
@@ -526,8 +544,9 @@ def events(
     """List events from the episodic log, oldest first."""
     start, end = parse_when(since), parse_when(until, end=True)
     if start is not None and end is not None and start > end:
-        raise InvalidInputError(f"--since ({start:%Y-%m-%d %H:%M}) is after --until ({end:%Y-%m-%d %H:%M})",
-                                hint="swap them")
+        raise InvalidInputError(
+            f"--since ({start:%Y-%m-%d %H:%M}) is after --until ({end:%Y-%m-%d %H:%M})",
+            hint="swap them")
     with _open(read_only=True) as memory:
         rows = memory.events(user, since=start, until=end, about=about, limit=limit)
     if json_out:
@@ -546,7 +565,8 @@ def episodes(user: UserOpt, json_out: JsonOpt = False) -> None:
         _print_json(_dump(rows))
         return
     _table(f"Episodes of {user}", ["id", "turns", "summary", "sources"],
-           [[e.episode_id, f"{e.turn_range[0]}-{e.turn_range[1]}", e.summary, e.sources] for e in rows])
+           [[e.episode_id, f"{e.turn_range[0]}-{e.turn_range[1]}", e.summary, e.sources]
+            for e in rows])
 
 
 @app.command()
@@ -558,9 +578,10 @@ def semantic(user: UserOpt, json_out: JsonOpt = False) -> None:
         _print_json(sem)
         return
     rows = [["fact", n.text, n.importance, n.sources] for n in sem.facts]
-    rows += [["decision", f"{d.decision} (because {d.reason})" if d.reason else d.decision, "", d.sources]
-             for d in sem.decisions]
-    rows += [["ruled out", f"{e.approach}: {e.why}", "", e.sources] for e in sem.eliminated_approaches]
+    rows += [["decision", f"{d.decision} (because {d.reason})" if d.reason else d.decision, "",
+              d.sources] for d in sem.decisions]
+    rows += [["ruled out", f"{e.approach}: {e.why}", "", e.sources]
+             for e in sem.eliminated_approaches]
     rows += [["pattern", n.text, n.importance, n.sources] for n in sem.patterns]
     _table(f"Semantic memory of {user}", ["kind", "text", "importance", "sources"], rows)
 
@@ -573,8 +594,8 @@ def fold(user: UserOpt, json_out: JsonOpt = False) -> None:
     if json_out:
         _print_json(state)
         return
-    _say(f"{state.folds} folds; {len(state.working)} working turns, {len(state.episodes)} episodes, "
-         f"{len(state.semantic.facts)} semantic facts")
+    _say(f"{state.folds} folds; {len(state.working)} working turns, "
+         f"{len(state.episodes)} episodes, {len(state.semantic.facts)} semantic facts")
 
 
 # -- store maintenance ----------------------------------------------------------------
@@ -598,10 +619,11 @@ def stats(json_out: JsonOpt = False) -> None:
 
 
 @app.command()
-def sql(query: Annotated[str, typer.Argument(help="One read-only SQL query over the store's DuckDB file.")],
+def sql(query: Annotated[str, typer.Argument(
+            help="One read-only SQL query over the store's DuckDB file.")],
         limit: Annotated[int, typer.Option(min=0, help="At most this many rows.")] = 1000,
         json_out: JsonOpt = False) -> None:
-    """Run read-only SQL on the store: no writes, no files outside it, no ATTACH, no settings changes."""
+    """Run read-only SQL on the store: no writes, no files outside it, no ATTACH, no SET."""
     from memfold.memory import Memory
 
     store = Path(_settings().store)
@@ -610,7 +632,8 @@ def sql(query: Annotated[str, typer.Argument(help="One read-only SQL query over 
     try:
         columns, rows = Memory.sql_readonly(store, query, limit=limit)
     except InvalidInputError as exc:
-        exc.hint = exc.hint or 'one read-only query; list the tables with: memfold sql "SHOW TABLES"'
+        exc.hint = exc.hint or ('one read-only query; list the tables with: '
+                                'memfold sql "SHOW TABLES"')
         raise
     if json_out:
         _print_json({"columns": columns, "rows": [list(r) for r in rows]})
@@ -632,9 +655,10 @@ def reindex(json_out: JsonOpt = False) -> None:
 
 
 @app.command("export")
-def export_cmd(out: Annotated[Optional[Path], typer.Option("--out", "-o", dir_okay=False,
-                                                           help="File to write (default stdout).")] = None,
-               user: Annotated[Optional[str], typer.Option("--user", "-u", help="Only this user.")] = None) -> None:
+def export_cmd(out: Annotated[Optional[Path], typer.Option(
+                   "--out", "-o", dir_okay=False, help="File to write (default stdout).")] = None,
+               user: Annotated[Optional[str], typer.Option(
+                   "--user", "-u", help="Only this user.")] = None) -> None:
     """Export every record (of one user or all) as JSONL that `import` reads back exactly."""
     with _open(read_only=True) as memory:
         if user is not None and user.strip() not in memory.users():
@@ -646,7 +670,7 @@ def export_cmd(out: Annotated[Optional[Path], typer.Option("--out", "-o", dir_ok
 
 
 def _write_records(records: Iterator[dict[str, Any]], out: Path | None) -> int:
-    """Write JSONL to ``out`` (through a temporary file, so a failure leaves no half file) or stdout."""
+    """JSONL to stdout, or to ``out`` through a temporary file (a failure leaves no half file)."""
     if out is None:
         return _write_lines(records, sys.stdout)
     partial = out.with_name(out.name + ".partial")
@@ -669,8 +693,9 @@ def _write_lines(records: Iterator[dict[str, Any]], handle: IO[str]) -> int:
 
 
 @app.command("import")
-def import_cmd(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True,
-                                                    help="A JSONL file written by `memfold export`.")],
+def import_cmd(file: Annotated[Path, typer.Argument(
+                   exists=True, dir_okay=False, readable=True,
+                   help="A JSONL file written by `memfold export`.")],
                json_out: JsonOpt = False) -> None:
     """Import records written by `memfold export` (exact round trip)."""
     with _open() as memory:
@@ -683,7 +708,8 @@ def import_cmd(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False,
 
 @app.command()
 def forget(user: UserOpt,
-           yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+           yes: Annotated[bool, typer.Option(
+               "--yes", "-y", help="Do not ask for confirmation.")] = False,
            json_out: JsonOpt = False) -> None:
     """Erase every trace of a user: DuckDB rows (file rewritten), vectors, fold state."""
     _refuse_if_held(Path(_settings().store), reading=False)  # before asking, not after
@@ -695,8 +721,9 @@ def forget(user: UserOpt,
     if json_out:
         _print_json(report)
         return
-    _say(f"forgot {user}: {report.messages} messages, {report.facts} facts, {report.events} events, "
-         f"{report.documents} document chunks, {report.archive_items} archive items, "
+    _say(f"forgot {user}: {report.messages} messages, {report.facts} facts, "
+         f"{report.events} events, {report.documents} document chunks, "
+         f"{report.archive_items} archive items, "
          f"{report.vectors} vectors ({report.seconds:.1f}s)")
 
 
