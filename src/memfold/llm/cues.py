@@ -85,8 +85,11 @@ _REQUEST = re.compile(
     r"look up|search|calculate|convert|fix|make|set|book|play)\b")
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
 def sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
+    parts = _SENTENCE_BREAK.split(text.strip())
     return [p.strip() for p in parts if p.strip()]
 
 

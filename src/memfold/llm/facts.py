@@ -68,6 +68,9 @@ _OBJECT_PRONOUN = re.compile(
     r"^(?:it|that|this|those|these|you|them|him|her|how|what|when|the idea|your|yours|hearing|"
     r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
+_EAT = re.compile(r"\b(?:eat|drink|touch)\b", re.I)
+_LEADING_TO = re.compile(r"^to\s+", re.I)
+_NOT_ANY_MORE = re.compile(r"\b(i'm|i am) (?:not|no longer)\b", re.I)
 _NEGATED = re.compile(r"\b(?:no longer|not anymore|anymore|any more|not any ?more)\b", re.I)
 _NATIONALITY = re.compile(
     r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
@@ -263,12 +266,12 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             value = clean_value(_ARTICLE.sub("", m["v"].strip()))
             if key is None or not value:
                 continue
-            if key == "diet" and re.search(r"\b(?:eat|drink|touch)\b", m[0], re.I):
+            if key == "diet" and _EAT.search(m[0]):
                 # "I don't eat meat": a diet, not a deletion
                 found.append(Found(speaker, "diet", f"no {value}", weight))
                 continue
             if key == "hobby":
-                value = re.sub(r"^to\s+", "", value, flags=re.I)
+                value = _LEADING_TO.sub("", value)
             if key == "trait":
                 weight -= 0.5
             found.append(Found(speaker, fact_key(key, value), value, weight, negated))
@@ -334,8 +337,7 @@ def extract_facts(message: Message,
     for sentence in content if content is not None else content_sentences(message.text):
         if not _FIRST_PERSON_GATE.search(sentence):
             continue  # every rule needs "I", "my" or "call me": skip the rest cheaply
-        negated = bool(_NEGATED.search(sentence)) or bool(
-            re.search(r"\b(?:i'm|i am) (?:not|no longer)\b", sentence, re.I))
+        negated = bool(_NEGATED.search(sentence) or _NOT_ANY_MORE.search(sentence))
         for item in _relation_facts(sentence, speaker) + _rule_facts(
                 _negation_free(sentence), speaker, negated):
             slot = (item.subject, item.key)
@@ -359,7 +361,7 @@ def _one_key_per_value(best: dict[tuple[str, str], Found]) -> dict[tuple[str, st
 
 def _negation_free(sentence: str) -> str:
     """'I'm not vegetarian anymore' -> 'I'm vegetarian' so the positive rule finds the key."""
-    return re.sub(r"\b(i'm|i am) (?:not|no longer) ", r"\1 ", sentence, flags=re.I)
+    return _NOT_ANY_MORE.sub(r"\1", sentence)
 
 
 def _to_extraction(item: Found, message: Message) -> FactExtraction:

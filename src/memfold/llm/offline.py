@@ -133,7 +133,7 @@ class OfflineBackend:
         if similarity is not None:
             scores = scores + self.embedding_weight * similarity
             cues.reasons.append("prototypes: " + ", ".join(
-                f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity)))
+                f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
         return self._build(message, scores, cues.reasons, facts, when, content)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
