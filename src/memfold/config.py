@@ -9,6 +9,8 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
     MEMFOLD_BACKEND          auto (default: anthropic when ANTHROPIC_API_KEY is set) | offline | anthropic
     MEMFOLD_ANTHROPIC_MODEL  model for the anthropic backend (default claude-haiku-4-5)
     MEMFOLD_MAX_TEXT_CHARS   longest message accepted (default 200000)
+    MEMFOLD_RETENTION        profile forgetting policy as JSON, e.g.
+                             {"ttl_by_key": {"mood": "7d"}, "max_facts": 200} (default: forget nothing)
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class Settings(BaseModel):
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env:
                 values[name] = env
+        if os.environ.get(ENV_PREFIX + "RETENTION"):
+            values["retention"] = _json_env(ENV_PREFIX + "RETENTION")
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -65,6 +69,19 @@ class Settings(BaseModel):
 
     def api_key(self) -> str | None:
         return self.anthropic_api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+
+
+def _json_env(name: str) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(os.environ[name])
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{name} is not valid JSON: {exc.msg}",
+                          hint='e.g. {"ttl_by_key": {"mood": "7d"}, "max_facts": 200}') from exc
+    if not isinstance(value, dict):
+        raise ConfigError(f"{name} must be a JSON object")
+    return value
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -103,6 +120,7 @@ def build_memory(settings: Settings, *, stores: Stores | None = None,
     from memfold.retrieval.recall import RecallSettings, Retriever
     from memfold.router import Router
     from memfold.stores import open_stores
+    from memfold.stores.retention import policy_from_settings
     from memfold.tokens import default_counter
 
     embedder = embedder or build_embedder(settings)
@@ -116,7 +134,7 @@ def build_memory(settings: Settings, *, stores: Stores | None = None,
         stores=stores, embedder=embedder, router=Router(backend),
         manager=ConversationManager(build_compactor(backend, fold_settings, counter), fold_settings, counter),
         retriever=retriever, context_builder=ContextBuilder(retriever, counter),
-        counter=counter, settings=settings)
+        counter=counter, settings=settings, retention=policy_from_settings(settings.retention))
 
 
 def build_compactor(backend: Backend, fold_settings: Any, counter: Any) -> Any:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from memfold.retrieval.recall import Retriever
     from memfold.router import Router
     from memfold.stores import Stores
+    from memfold.stores.retention import RetentionPolicy, RetentionReport
     from memfold.tokens import TokenCounter
 
 Progress = Callable[[int], None]
@@ -60,7 +61,10 @@ class Memory:
 
     def __init__(self, *, stores: Stores, embedder: Embedder, router: Router,
                  manager: ConversationManager, retriever: Retriever, context_builder: ContextBuilder,
-                 counter: TokenCounter, settings: Settings) -> None:
+                 counter: TokenCounter, settings: Settings,
+                 retention: RetentionPolicy | None = None) -> None:
+        from memfold.stores.retention import RetentionPolicy
+
         self.stores = stores
         self.embedder = embedder
         self.router = router
@@ -69,6 +73,7 @@ class Memory:
         self.context_builder = context_builder
         self.counter = counter
         self.settings = settings
+        self.retention = retention or RetentionPolicy()
         self._write_lock = threading.RLock()
         self._closed = False
 
@@ -195,6 +200,7 @@ class Memory:
         """One transaction: log, routed writes, archive rows and fold state."""
         from memfold.retrieval.indexing import archive_items
         from memfold.router.apply import apply_decision
+        from memfold.stores.retention import enforce_for_batch
 
         folds = 0
         archived = []
@@ -211,6 +217,8 @@ class Memory:
                 self.stores.archive.add(items)
                 archived += items
                 folds += outcome.folds
+            for report in enforce_for_batch(self.stores, messages, policy=self.retention):
+                archived += report.archived  # evicted_fact rows: indexed below with the batch
         self.retriever.archived(archived)  # after the commit: BM25 only learns committed rows
         return folds
 
@@ -362,6 +370,22 @@ class Memory:
                     reason: str = "deleted by the user") -> ProfileChange | None:
         with self._write_lock, self.stores.db.transaction():
             return self.stores.profile.delete(_require_user(user_id), subject, key, reason=reason)
+
+    def enforce_retention(self, user_id: str, now: datetime | None = None) -> RetentionReport:
+        """Apply the deployment's forgetting policy to one user now (TTL, size cap); retired
+        facts move to the vector archive, where recall and search still find them."""
+        from memfold.stores.retention import enforce_retention
+
+        user_id = _require_user(user_id)
+        self._check_open()
+        with self._write_lock:
+            with self.stores.db.transaction():
+                report = enforce_retention(self.stores, user_id, now=now or utcnow(),
+                                           policy=self.retention)
+            self.retriever.archived(report.archived)
+            if report.archived:
+                self.sync_index()
+        return report
 
     # -- events, episodes, semantic ---------------------------------------------------
 
