@@ -9,6 +9,7 @@ Progress bars go to stderr; ``--json`` prints the results JSON on stdout.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,7 +72,10 @@ def _run_settings(ctx: typer.Context) -> tuple[Any, Any]:
 
 @contextmanager
 def progress_bars() -> Iterator[Any]:
-    """A progress callback drawing one rich bar per task name (on stderr)."""
+    """A progress callback: rich bars on a terminal, else a line per milestone (logs, CI)."""
+    if not _stderr.is_terminal:
+        yield _log_lines
+        return
     columns = (TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=_stderr, transient=False) as bars:
@@ -83,6 +87,11 @@ def progress_bars() -> Iterator[Any]:
             bars.update(tasks[task], completed=done, total=total)
 
         yield report
+
+
+def _log_lines(task: str, done: int, total: int) -> None:
+    if done == total or done % 100 == 0 or task.endswith("ingest"):
+        _stderr.print(f"{time.strftime('%H:%M:%S')} {task}: {done}/{total}", highlight=False)
 
 
 def _finish(results: dict[str, Any], as_json: bool) -> None:
