@@ -50,11 +50,13 @@ def _crash(counts: dict[str, Any], results: dict[str, Any], out: Path, tmp: Path
     zygote = Zygote()
     try:
         _timed("1_kill_during_ingest", lambda: zygote.run(
-            "kill_ingest", runs=counts["kills"], seed=1, root=str(tmp / "k1"), max_delay=3.0), results, out)
+            "kill_ingest", runs=counts["kills"], seed=1, root=str(tmp / "k1"), max_delay=3.0),
+            results, out)
         _timed("2_kill_between_commit_and_index", lambda: zygote.run(
             "kill_after_commit", runs=counts["kills"], seed=2, root=str(tmp / "k2")), results, out)
         _timed("3_kill_during_fold", lambda: zygote.run(
-            "kill_fold", runs=counts["kills"], seed=3, root=str(tmp / "k3"), max_delay=3.0), results, out)
+            "kill_fold", runs=counts["kills"], seed=3, root=str(tmp / "k3"), max_delay=3.0),
+            results, out)
         _timed("4_second_writer", lambda: zygote.run(
             "second_writer", tries=counts["writer_tries"], root=str(tmp / "k4")), results, out)
     finally:
@@ -80,13 +82,15 @@ def _in_process(counts: dict[str, Any], results: dict[str, Any], out: Path, tmp:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small counts (smoke run)")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "reliability.json")
+    parser.add_argument("--out", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "reliability.json")
     parser.add_argument("--only", choices=["crash", "inprocess"], default=None)
     args = parser.parse_args()
     counts = QUICK if args.quick else FULL
-    results: dict[str, Any] = {**run_metadata(), "counts": {k: list(v) if isinstance(v, tuple) else v
-                                                             for k, v in counts.items()},
-                               "command": "python benchmarks/reliability.py" + (" --quick" if args.quick else "")}
+    command = "python benchmarks/reliability.py" + (" --quick" if args.quick else "")
+    results: dict[str, Any] = {**run_metadata(), "command": command,
+                               "counts": {k: list(v) if isinstance(v, tuple) else v
+                                          for k, v in counts.items()}}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="memfold-reliability-") as tmp:

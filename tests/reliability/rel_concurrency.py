@@ -94,7 +94,8 @@ def threads(root: str, n_threads: int = 16, iterations: int = 5, seed: int = 0) 
         "history_rows_nobody_made": len(logged - {c.change_id for c in ledger.changes}),
         "lost_updates": _chain_breaks(history),
         "final_value_not_last_change": sum(final.get(k) != v for k, v in last.items()),
-        **{k: v for k, v in h.audit(memory).items() if k.startswith(("orphan", "index", "messages_without"))},
+        **{k: v for k, v in h.audit(memory).items()
+           if k.startswith(("orphan", "index", "messages_without"))},
     }
     memory.close()
     return result

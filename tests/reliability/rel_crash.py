@@ -16,7 +16,18 @@ from typing import Any
 
 import rel_harness as h
 
-# imported here so that forked workers start with everything loaded (the zygote's point)
+# Imported here so that forked workers start with everything loaded (the zygote's point),
+# including what Memory imports lazily: every worker then runs one consistent snapshot of
+# the code even while the files change on disk.
+import memfold.compaction.scrub  # noqa: F401
+import memfold.config  # noqa: F401
+import memfold.embed.precomputed  # noqa: F401
+import memfold.llm.base  # noqa: F401
+import memfold.llm.offline  # noqa: F401
+import memfold.retrieval.context  # noqa: F401
+import memfold.retrieval.indexing  # noqa: F401
+import memfold.router.apply  # noqa: F401
+import memfold.stores.sync  # noqa: F401
 from memfold.compaction.manager import ConversationManager  # noqa: F401
 from memfold.errors import MemfoldError, StoreLockedError
 from memfold.memory import Memory
@@ -48,7 +59,8 @@ def _ingest_until_killed(store: Path, acks: Path, run: int, seed: int, ready: in
         h.append_line(acks, [[m["user_id"], m["msg_id"]] for m in messages])  # acknowledged
 
 
-def _audit_child(out: Path, store: Path, acks: Path, fold: dict[str, Any], check_turns: bool) -> None:
+def _audit_child(out: Path, store: Path, acks: Path, fold: dict[str, Any],
+                 check_turns: bool) -> None:
     started = time.perf_counter()
     try:
         memory = Memory.open(store, h.settings(store, **fold))
@@ -92,13 +104,16 @@ def kill_ingest(runs: int, seed: int, root: str, max_delay: float = 1.5) -> dict
 def _summarise(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
     keys = ("lost", "messages_without_archive", "orphan_archive_rows", "orphan_profile_rows",
             "orphan_profile_changes_rows", "orphan_events_rows", "orphan_documents_rows",
-            "fold_refs_to_missing_messages", "fold_turns_mismatch", "index_missing", "index_orphans")
+            "fold_refs_to_missing_messages", "fold_turns_mismatch", "index_missing",
+            "index_orphans")
     last = rows[-1] if rows else {}
     return {"runs": runs, "killed": sum(r["killed"] for r in rows),
             "opened_cleanly": sum(bool(r.get("opened")) for r in rows),
             "open_errors": [r.get("error") for r in rows if not r.get("opened")][:5],
-            "acknowledged_messages": last.get("acked", 0), "stored_messages": last.get("messages", 0),
-            "max_reopen_seconds": round(max((r.get("open_seconds", 0) for r in rows), default=0), 3),
+            "acknowledged_messages": last.get("acked", 0),
+            "stored_messages": last.get("messages", 0),
+            "max_reopen_seconds": round(max((r.get("open_seconds", 0) for r in rows), default=0),
+                                        3),
             **{k: _sum(rows, k) for k in keys}}
 
 
@@ -115,7 +130,8 @@ def _arm(memory: Memory, variant: str) -> None:
     index = memory.stores.index
     if variant == "mid_index":
         upsert = index.upsert
-        index.upsert = lambda items, vectors: (upsert(items, vectors), h.die())  # type: ignore[method-assign]
+        index.upsert = (  # type: ignore[method-assign]
+            lambda items, vectors: (upsert(items, vectors), h.die()))
     else:
         index.delete = lambda ids: h.die()  # type: ignore[method-assign]
 
@@ -181,14 +197,17 @@ def kill_after_commit(runs: int, seed: int, root: str) -> dict[str, Any]:
     rows = []
     for run in range(runs):
         variant = VARIANTS[run % len(VARIANTS)]
-        status = h.wait(h.fork(_crash_after_commit, store, acks, run, rng.randrange(1 << 30), variant))
+        worker = h.fork(_crash_after_commit, store, acks, run, rng.randrange(1 << 30), variant)
+        status = h.wait(worker)
         result = h.run_in_child(_audit_after_commit_child, store, acks)
         rows.append({"variant": variant, "killed": status == -signal.SIGKILL, **result})
     summary = _summarise(rows, runs)
     summary.update({
         "variants": {v: sum(r["variant"] == v for r in rows) for v in VARIANTS},
-        "runs_with_unindexed_rows_before_reopen": sum(r.get("unindexed_before_reopen", 0) > 0 for r in rows),
-        "runs_with_orphan_vectors_before_reopen": sum(r.get("orphans_before_reopen", 0) > 0 for r in rows),
+        "runs_with_unindexed_rows_before_reopen":
+            sum(r.get("unindexed_before_reopen", 0) > 0 for r in rows),
+        "runs_with_orphan_vectors_before_reopen":
+            sum(r.get("orphans_before_reopen", 0) > 0 for r in rows),
         "removed_still_stored": _sum(rows, "removed_still_stored"),
         "forgotten_bytes_after_retry": _sum(rows, "forgotten_bytes_after_retry")})
     return summary
@@ -218,7 +237,8 @@ def _fold_until_killed(store: Path, log: Path, run: int, seed: int, ready: int) 
             if report.rejected:
                 raise RuntimeError(f"unexpected rejections: {report.rejected[:3]}")
         state = memory.fold_state(user)
-        h.append_line(log, {"t": "ack", "user": user, "digest": h.digest(state), "folds": state.folds})
+        h.append_line(log, {"t": "ack", "user": user, "digest": h.digest(state),
+                            "folds": state.folds})
 
 
 def _fold_candidates(log: list[dict[str, Any]], user: str) -> tuple[str | None, set[str]]:
@@ -248,7 +268,8 @@ def _audit_fold_child(out: Path, store: Path, log_path: Path) -> None:
             continue
         found = h.digest(state) if state is not None else None
         result["folds"] += state.folds if state is not None else 0
-        key = "equals_last" if found == last else "equals_in_flight" if found in pending else "neither"
+        key = ("equals_last" if found == last
+               else "equals_in_flight" if found in pending else "neither")
         result[key] += 1
     result.update(h.audit(memory, check_turns=True))
     memory.close()
@@ -267,7 +288,8 @@ def kill_fold(runs: int, seed: int, root: str, max_delay: float = 1.5) -> dict[s
     return {"runs": runs, "killed": sum(r["killed"] for r in rows),
             "opened_cleanly": sum(bool(r.get("opened")) for r in rows),
             "user_states_checked": 2 * runs,
-            **{k: _sum(rows, k) for k in ("unreadable", "equals_last", "equals_in_flight", "neither",
+            **{k: _sum(rows, k) for k in ("unreadable", "equals_last", "equals_in_flight",
+                                          "neither",
                                           "fold_refs_to_missing_messages", "fold_turns_mismatch",
                                           "orphan_archive_rows", "messages_without_archive")},
             "folds_in_final_state": rows[-1].get("folds", 0) if rows else 0}
@@ -315,7 +337,8 @@ def second_writer(tries: int, root: str) -> dict[str, Any]:
     after = h.run_in_child(_try_open, store, False)
     times = sorted(r["seconds"] for r in rows if r.get("refused"))
     return {"tries": tries, "read_only_tries": sum(n % 4 == 3 for n in range(tries)),
-            "refused": len(times), "silent_successes": sum(bool(r.get("silent_success")) for r in rows),
+            "refused": len(times),
+            "silent_successes": sum(bool(r.get("silent_success")) for r in rows),
             "other_errors": [r["other_error"] for r in rows if "other_error" in r][:3],
             "named_holder_pid": sum(r.get("pid") == holder and str(holder) in r.get("error", "")
                                     for r in rows),

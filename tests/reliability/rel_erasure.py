@@ -39,7 +39,8 @@ def _messages(user: str, canary: str, count: int, rng: random.Random) -> list[di
 
 def _footprint(memory: Memory, user: str) -> dict[str, int]:
     return {"messages": memory.stores.log.count(user), "facts": len(memory.profile(user)),
-            "events": memory.stores.events.count(user), "archive": memory.stores.archive.count(user),
+            "events": memory.stores.events.count(user),
+            "archive": memory.stores.archive.count(user),
             "vectors": len(memory.stores.index.ids(user))}
 
 
@@ -62,8 +63,9 @@ def _time_parts(memory: Memory) -> dict[str, float]:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
         return run
 
-    memory.stores.db.rewrite_file = timed("duckdb_rewrite", memory.stores.db.rewrite_file)  # type: ignore[attr-defined]
-    memory.stores.index.purge_log = timed("chroma_purge", memory.stores.index.purge_log)  # type: ignore[attr-defined]
+    db, index = memory.stores.db, memory.stores.index
+    db.rewrite_file = timed("duckdb_rewrite", db.rewrite_file)  # type: ignore[attr-defined]
+    index.purge_log = timed("chroma_purge", index.purge_log)  # type: ignore[attr-defined]
     return spent
 
 
@@ -96,8 +98,10 @@ def erase_one(root: Path, per_user: int, users: int, seed: int) -> dict[str, Any
         "canary_occurrences_before": present, "forget_seconds": round(report.seconds, 3),
         "forget_parts_seconds": {k: round(v, 3) for k, v in parts.items()},
         "forgotten": report.model_dump(exclude={"user_id", "seconds"}),
-        "canary_bytes_after": sum(after_forget["canary"].values()) + sum(reopened["canary"].values()),
-        "user_id_bytes_after": sum(after_forget["user_id"].values()) + sum(reopened["user_id"].values()),
+        "canary_bytes_after": sum(after_forget["canary"].values())
+        + sum(reopened["canary"].values()),
+        "user_id_bytes_after": sum(after_forget["user_id"].values())
+        + sum(reopened["user_id"].values()),
         "files_with_canary_after": sorted({*after_forget["canary"], *reopened["canary"]}),
         "victim_rows_after": _footprint(memory, victim),
         "other_users": len(others), "other_users_changed": changed,
@@ -109,7 +113,8 @@ def erase_one(root: Path, per_user: int, users: int, seed: int) -> dict[str, Any
     return result
 
 
-def erasure(root: str, sizes: tuple[int, ...] = (40,), users: int = 3, seed: int = 0) -> dict[str, Any]:
+def erasure(root: str, sizes: tuple[int, ...] = (40,), users: int = 3,
+            seed: int = 0) -> dict[str, Any]:
     """``sizes`` are messages per user; one store per size."""
     rows = [erase_one(Path(root), size, users, seed + n) for n, size in enumerate(sizes)]
     return {"runs": rows,
@@ -117,6 +122,9 @@ def erasure(root: str, sizes: tuple[int, ...] = (40,), users: int = 3, seed: int
             "user_id_bytes_after": sum(r["user_id_bytes_after"] for r in rows),
             "other_users_changed": sum(r["other_users_changed"] for r in rows),
             "other_users_not_searchable": sum(2 * r["other_users"] - r["other_users_searchable"]
-                                              - r["other_users_searchable_after_reopen"] for r in rows),
-            "forget_cost": [{"messages": r["messages_total"], "store_mb": round(r["store_bytes_before"] / 2**20, 2),
-                             "seconds": r["forget_seconds"], **r["forget_parts_seconds"]} for r in rows]}
+                                              - r["other_users_searchable_after_reopen"]
+                                              for r in rows),
+            "forget_cost": [{"messages": r["messages_total"],
+                             "store_mb": round(r["store_bytes_before"] / 2**20, 2),
+                             "seconds": r["forget_seconds"], **r["forget_parts_seconds"]}
+                            for r in rows]}

@@ -60,7 +60,8 @@ def settings(store: Path | str, embedder: str = "hashing", **fold: Any) -> Any:
     return Settings(store=Path(store), embedder=embedder, backend="offline", fold=dict(fold))
 
 
-def message(user: str, msg_id: str, minute: int, rng: random.Random, *, extra: str = "") -> dict[str, Any]:
+def message(user: str, msg_id: str, minute: int, rng: random.Random, *,
+            extra: str = "") -> dict[str, Any]:
     role, template = rng.choice(_TEMPLATES)
     text = template.format(city=rng.choice(_CITIES), color=rng.choice(_COLORS),
                            job=rng.choice(_JOBS), n=rng.randint(2, 99))
@@ -170,7 +171,8 @@ def audit(memory: Any, *, check_turns: bool = True) -> dict[str, Any]:
     db = memory.stores.db
     stored = {(u, m) for u, m in db.fetchall("SELECT user_id, msg_id FROM messages")}
     archived = db.fetchall("SELECT user_id, item_id, kind, sources FROM archive")
-    own_rows = {(u, s[0]) for u, _, kind, s in archived if kind in ("message", "document") and len(s) == 1}
+    own_rows = {(u, s[0]) for u, _, kind, s in archived
+                if kind in ("message", "document") and len(s) == 1}
     report = {"messages": len(stored), "archive_rows": len(archived),
               "messages_without_archive": len(stored - own_rows),
               "orphan_archive_rows": sum(1 for u, _, _, s in archived if not _cited(u, s, stored))}
@@ -248,7 +250,7 @@ class Zygote:
 def serve() -> None:
     """Import everything once, then run scenario requests read from stdin."""
     sys.path.insert(0, str(HERE))
-    import rel_crash as crash  # noqa: F401 - imports memfold, chromadb, duckdb and the compaction/router/retrieval code
+    import rel_crash as crash  # imports memfold, chromadb, duckdb, compaction, router, retrieval
 
     print("ready", flush=True)
     for line in sys.stdin:

@@ -67,7 +67,8 @@ def _seed(memory: Memory, users: dict[str, str], rng: random.Random, rounds: int
             role, template = _SEEDS[n % len(_SEEDS)]
             batch.append({"msg_id": f"m{n}", "user_id": user, "role": role,
                           "speaker": "Sam" if role == "user" else role,
-                          "text": template.format(c=canary), "ts": h.T0.replace(day=1 + n % 27).isoformat()})
+                          "text": template.format(c=canary),
+                          "ts": h.T0.replace(day=1 + n % 27).isoformat()})
         rng.shuffle(batch)
         memory.ingest_many(batch)
 
@@ -121,7 +122,8 @@ def isolation(root: str, operations: int = 300, seed: int = 0, users: int = 5,
         for other, canary in tenants.items():
             if other != user and (canary in output or other in output):
                 leaks.append({"path": name, "reader": user, "leaked": other})
-    result = {"embedder": embedder, "operations": operations, "reads": sum(per_path.values()), "writes": writes,
+    result = {"embedder": embedder, "operations": operations,
+              "reads": sum(per_path.values()), "writes": writes,
               "reads_per_path": per_path, "leaks": len(leaks), "leak_examples": leaks[:5],
               "reads_showing_own_canary": own_seen, **unscoped_reads_rejected(memory)}
     memory.close()
@@ -131,4 +133,5 @@ def isolation(root: str, operations: int = 300, seed: int = 0, users: int = 5,
 def _seed_one(memory: Memory, user: str, canary: str, number: int, rng: random.Random) -> None:
     role, template = rng.choice(_SEEDS)
     memory.ingest({"msg_id": f"m{number}", "user_id": user, "role": role, "speaker": "Sam",
-                   "text": template.format(c=canary), "ts": h.T0.replace(month=4, day=1 + number % 27).isoformat()})
+                   "text": template.format(c=canary),
+                   "ts": h.T0.replace(month=4, day=1 + number % 27).isoformat()})

@@ -30,11 +30,12 @@ def _ingest_payloads(memory: Memory) -> tuple[list[str], int]:
     """Payloads as tool/document messages between ordinary turns; returns ids and flagged count."""
     ids, flagged = [], 0
     for n, payload in enumerate(PAYLOADS):
-        memory.ingest({"msg_id": f"u{n}", "user_id": USER, "text": f"Can you check source {n} for me?",
-                       "ts": _ts(3 * n)})
-        decision = memory.ingest({"msg_id": f"p{n}", "user_id": USER, "role": ("tool", "document")[n % 2],
-                                  "speaker": ("web_search", "uploaded_file")[n % 2], "text": payload,
-                                  "ts": _ts(3 * n + 1)})
+        memory.ingest({"msg_id": f"u{n}", "user_id": USER,
+                       "text": f"Can you check source {n} for me?", "ts": _ts(3 * n)})
+        decision = memory.ingest({"msg_id": f"p{n}", "user_id": USER,
+                                  "role": ("tool", "document")[n % 2],
+                                  "speaker": ("web_search", "uploaded_file")[n % 2],
+                                  "text": payload, "ts": _ts(3 * n + 1)})
         ids.append(f"p{n}")
         flagged += INSTRUCTION_FLAG in decision.flags
     return ids, flagged
@@ -117,7 +118,8 @@ def poisoning(root: str, contexts: int | None = None, embedder: str = "hashing")
     events = [e for e in memory.events(USER) if set(e.sources) & set(ids)]
     unflagged_rows = memory.stores.db.fetchall(
         "SELECT count(*) FROM archive WHERE user_id = ? AND list_has_any(sources, ?::VARCHAR[]) "
-        "AND kind IN ('message', 'document') AND NOT list_contains(flags, ?)", [USER, ids, INSTRUCTION_FLAG])
+        "AND kind IN ('message', 'document') AND NOT list_contains(flags, ?)",
+        [USER, ids, INSTRUCTION_FLAG])
     semantic = memory.semantic(USER).model_dump_json()
     result: dict[str, Any] = {
         "embedder": embedder, "payloads": len(PAYLOADS), "flagged": flagged,
@@ -137,15 +139,18 @@ def poisoning(root: str, contexts: int | None = None, embedder: str = "hashing")
 
 def _flagged_row(memory: Memory, msg_id: str) -> bool:
     rows = memory.stores.db.fetchall("SELECT flags FROM archive WHERE user_id = ? AND kind IN "
-                                     "('message', 'document') AND list_contains(sources, ?)", [USER, msg_id])
+                                     "('message', 'document') AND list_contains(sources, ?)",
+                                     [USER, msg_id])
     return bool(rows) and all(INSTRUCTION_FLAG in flags for (flags,) in rows)
 
 
 def _remove_fact_message(memory: Memory) -> dict[str, Any]:
     """A user message that became a fact and one that became an event, both still in L1."""
     start = 3 * len(PAYLOADS) + 10
-    memory.ingest({"msg_id": "fav", "user_id": USER, "text": "My favorite tea is zorblax.", "ts": _ts(start)})
-    memory.ingest({"msg_id": "trip", "user_id": USER, "text": "Yesterday I hiked to the quillfen waterfall.",
+    memory.ingest({"msg_id": "fav", "user_id": USER, "text": "My favorite tea is zorblax.",
+                   "ts": _ts(start)})
+    memory.ingest({"msg_id": "trip", "user_id": USER,
+                   "text": "Yesterday I hiked to the quillfen waterfall.",
                    "ts": _ts(start + 1)})
     fav = _removal(memory, "fav", "zorblax")
     trip = _removal(memory, "trip", "quillfen")

@@ -13,7 +13,8 @@ from rel_harness import Zygote
 
 INVARIANTS = ("lost", "messages_without_archive", "orphan_archive_rows", "orphan_profile_rows",
               "orphan_profile_changes_rows", "orphan_events_rows", "orphan_documents_rows",
-              "fold_refs_to_missing_messages", "fold_turns_mismatch", "index_missing", "index_orphans")
+              "fold_refs_to_missing_messages", "fold_turns_mismatch", "index_missing",
+              "index_orphans")
 
 
 def assert_clean(result: dict[str, Any]) -> None:
@@ -59,7 +60,8 @@ def test_kill_during_fold_leaves_the_last_or_the_in_flight_fold(zygote: Zygote, 
 
 @pytest.mark.parametrize("tries", [pytest.param(3, id="3-tries"),
                                    pytest.param(20, id="20-tries", marks=pytest.mark.slow)])
-def test_second_writer_is_refused_naming_the_holder(zygote: Zygote, tmp_path: Path, tries: int) -> None:
+def test_second_writer_is_refused_naming_the_holder(zygote: Zygote, tmp_path: Path,
+                                                    tries: int) -> None:
     result = zygote.run("second_writer", tries=tries, root=str(tmp_path))
     assert result["silent_successes"] == 0, result
     assert result["refused"] == tries and result["named_holder_pid"] == tries, result

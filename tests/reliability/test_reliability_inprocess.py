@@ -51,11 +51,14 @@ def test_forget_leaves_no_byte_and_keeps_the_others(tmp_path: Path, sizes: tuple
 
 
 @pytest.mark.parametrize("contexts", [pytest.param(6, id="6-contexts"),
-                                      pytest.param(None, id="all-contexts", marks=pytest.mark.slow)])
-def test_poisoned_tool_content_is_flagged_quoted_and_removable(tmp_path: Path, contexts: int | None) -> None:
+                                      pytest.param(None, id="all-contexts",
+                                                   marks=pytest.mark.slow)])
+def test_poisoned_tool_content_is_flagged_quoted_and_removable(tmp_path: Path,
+                                                              contexts: int | None) -> None:
     result = rel_poisoning.poisoning(str(tmp_path), contexts=contexts)
     assert result["payloads"] == len(PAYLOADS) >= 50
-    assert result["profile_facts_from_payloads"] == 0 and result["changelog_rows_from_payloads"] == 0
+    assert result["profile_facts_from_payloads"] == 0
+    assert result["changelog_rows_from_payloads"] == 0
     assert result["events_from_payloads"] == 0
     assert result["unflagged"] == [] and result["flagged"] == len(PAYLOADS)
     assert result["archive_rows_without_flag"] == 0
@@ -63,20 +66,25 @@ def test_poisoned_tool_content_is_flagged_quoted_and_removable(tmp_path: Path, c
     assert result["payload_lines_unquoted_in_system"] == 0
     assert result["payload_turns_unquoted_in_messages"] == 0
     removals = [result["remove_payload_message"], result["remove_folded_message"],
-                result["remove_user_message"]["fact_message"], result["remove_user_message"]["event_message"]]
+                result["remove_user_message"]["fact_message"],
+                result["remove_user_message"]["event_message"]]
     assert all(r["before"]["archive"] and r["before"]["vectors"] for r in removals)
-    assert any(r["before"]["fold_refs"] for r in removals) and any(r["before"]["profile"] for r in removals)
+    assert any(r["before"]["fold_refs"] for r in removals)
+    assert any(r["before"]["profile"] for r in removals)
     assert result["removals_left_behind"] == 0, removals
 
 
 def test_bad_input_is_rejected_per_line_and_valid_input_kept(tmp_path: Path) -> None:
     result = rel_badinput.bad_input(str(tmp_path))
     assert result["cases_total"] >= 30
-    assert result["file_unclear_or_missing"] == [] and result["file_rejected"] == result["file_cases"]
+    assert result["file_unclear_or_missing"] == []
+    assert result["file_rejected"] == result["file_cases"]
     assert result["valid_lines_stored"] == result["valid_lines"] and result["bad_ids_stored"] == []
     assert result["whole_file_not_rejected"] == 0 and result["whole_file_rows_stored"] == 0
-    assert result["many_unclear_or_missing"] == [] and result["many_rejected"] == result["many_cases"]
-    assert not {k: v for k, v in result.items() if k.startswith(("orphan", "index_", "fold_")) and v}
+    assert result["many_unclear_or_missing"] == []
+    assert result["many_rejected"] == result["many_cases"]
+    assert not {k: v for k, v in result.items()
+                if k.startswith(("orphan", "index_", "fold_")) and v}
 
 
 @pytest.mark.slow
