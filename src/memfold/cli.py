@@ -638,6 +638,9 @@ def sql(query: Annotated[str, typer.Argument(
     if json_out:
         _print_json({"columns": columns, "rows": [list(r) for r in rows]})
         return
+    if not columns:
+        _say("(the statement returned no result set)")
+        return
     _table("", columns, [list(r) for r in rows])
     if limit and len(rows) == limit:
         err_console.print(f"(stopped at --limit {limit} rows)", highlight=False)
@@ -733,7 +736,24 @@ def demo(store: Annotated[Optional[Path], typer.Option(
     """Ingest the shipped demo transcript and show routing, profile, events and recall."""
     from memfold.demo import run_demo
 
-    run_demo(store)
+    with _global_options_in_env():
+        run_demo(store)
+
+
+@contextmanager
+def _global_options_in_env() -> Iterator[None]:
+    """run_demo builds its Memory from the MEMFOLD_* variables: pass --embedder/--backend that way."""
+    chosen = {"MEMFOLD_EMBEDDER": STATE.embedder, "MEMFOLD_BACKEND": STATE.backend}
+    saved = {name: os.environ.get(name) for name in chosen}
+    os.environ.update({name: value for name, value in chosen.items() if value is not None})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _mount_bench() -> None:

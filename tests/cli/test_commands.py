@@ -389,3 +389,20 @@ def test_help_names_the_default_store():
 
     out = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
     assert "default ./memfold-store" in out and "MEMFOLD_STORE" in out
+
+
+def test_demo_follows_the_global_options(empty_cli, tmp_path):
+    import os
+    import sys
+
+    store = tmp_path / "demo-store"
+    model_loaded_before = "sentence_transformers" in sys.modules
+    out = empty_cli.ok("demo", "--store", str(store)).stdout
+    if not model_loaded_before:  # --embedder hashing reached the demo: MiniLM was never imported
+        assert "sentence_transformers" not in sys.modules
+    assert "MEMFOLD_EMBEDDER" not in os.environ
+    assert "Profile of maya" in out and "Q: Where does Maya live now?" in out
+    with empty_cli.memory(store=store) as memory:
+        assert memory.stores.log.count("maya") == 61
+        assert memory.profile("maya")
+    assert not empty_cli.store.exists()

@@ -117,7 +117,7 @@ def _ids(payloads: list[str]) -> list[str]:
 def check_sql(box: Sandbox, payload: str) -> None:
     value = box.fill(payload)
     for query in (value, f"SELECT * FROM messages WHERE user_id = '{value}'"):
-        result = box.run("sql", query, "--json")
+        result = box.run("sql", "--json", "--", query)  # after "--", "-x" is a query, not an option
         if result.exit_code == 0:
             rows = json.loads(result.stdout)["rows"]
             assert len(rows) <= len(ANA) + len(BEN)
@@ -142,18 +142,20 @@ def check_profile(box: Sandbox, payload: str) -> None:
     box.assert_untouched()
     # as key, value and subject of ana's facts: stored literally, or refused cleanly, then removable
     for key, val, subject in ((value, "v", "user"), ("k", value, "user"), ("k", "v", value)):
-        result = box.run("profile", "set", key, val, "--user", "ana", "--source", "a1", "--subject", subject)
+        result = box.run("profile", "set", "--user", "ana", "--source", "a1", "--subject", subject,
+                         "--", key, val)
         with box.cli.memory() as memory:
             facts = memory.profile("ana")
         if result.exit_code == 0:
             added = [f for f in facts if f not in ana_facts]
             assert [(f.subject, f.key, f.value) for f in added] == [(subject, key, val)], added
-            box.run("profile", "delete", added[0].key, "--user", "ana", "--subject", added[0].subject)
+            box.run("profile", "delete", "--user", "ana", "--subject", added[0].subject, "--",
+                    added[0].key)
             with box.cli.memory() as memory:
                 assert memory.profile("ana") == ana_facts
         else:
             assert facts == ana_facts
-        why = box.run("profile", "why", key, "--user", "ana", "--subject", subject, "--json")
+        why = box.run("profile", "why", "--user", "ana", "--subject", subject, "--json", "--", key)
         if why.exit_code == 0:
             assert json.loads(why.stdout)["current"] is None
     box.assert_untouched(store_too=False)
@@ -178,7 +180,7 @@ def check_events(box: Sandbox, payload: str) -> None:
 def check_recall(box: Sandbox, payload: str) -> None:
     value = box.fill(payload)
     ana_ids = {i for i, _ in ANA}
-    result = box.run("recall", value, "--user", "ana", "--json")
+    result = box.run("recall", "--user", "ana", "--json", "--", value)
     if result.exit_code == 0:
         assert all(set(item["sources"]) <= ana_ids for item in json.loads(result.stdout)["items"])
     result = box.run("recall", "Where does Ana live?", "--user", value, "--json")
