@@ -103,7 +103,8 @@ def _ingest_lines(results: dict[str, Any]) -> str:
     return (f"Ingest (system under test): {ingest['messages']} messages in {ingest['seconds']:.1f} s "
             f"= {ingest['messages_per_s']:.1f} messages/s. Full-context alternative: "
             f"{results['full_context_tokens']} tokens per conversation on average. Evidence ids "
-            f"naming no turn (counted as misses): {results['missing_evidence']}.")
+            f"naming no turn (counted as misses): {results['missing_evidence']}. Run time "
+            f"{results.get('elapsed_s', '?')} s wall, {results.get('cpu_s', '?')} s CPU.")
 
 
 def bar_chart(results: dict[str, Any], path: Path) -> None:

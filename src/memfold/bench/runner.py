@@ -169,7 +169,7 @@ def run_benchmark(dataset: BenchDataset, factories: Mapping[str, SystemFactory],
     options = options or RunOptions()
     counter = counter or default_counter()
     runs: dict[str, SystemRun] = {}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     for conversation in dataset.conversations:
         run_conversation(conversation, factories, runs, options, counter, progress,
                          (dataset.message_count, dataset.question_count))
@@ -190,5 +190,7 @@ def run_benchmark(dataset: BenchDataset, factories: Mapping[str, SystemFactory],
         "budget_tokens": options.budget_tokens,
         "token_counter": getattr(counter, "name", type(counter).__name__),
         "elapsed_s": round(time.perf_counter() - started, 1),
+        # CPU seconds of this process: far below elapsed x cores means other load shared the cores
+        "cpu_s": round(time.process_time() - cpu_started, 1),
         **({"details": details(runs)} if keep_details else {}),
     }
