@@ -197,3 +197,17 @@ def test_very_long_personal_text_is_a_document(router: Router, msg: MessageFacto
     story = "I went to the lake and I love it there. My sister Ana is a nurse. " * 40
     decision = router.route(msg(story))
     assert decision.kind == "DOCUMENT" and decision.facts == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm a huge fan of board games!", {("likes:board_games", "board games")}),
+    ("I'm a big jazz fan.", {("likes:jazz", "jazz")}),
+    ("I love going on long walks with my dog.",
+     {("hobby:going_on_long_walks", "going on long walks")}),
+    ("I'm a nurse and I live in Leeds.", {("job", "nurse"), ("location", "Leeds")}),
+    ("I hear you, it's hard.", set()),
+    ("I stay in shape by running.", set()),
+    ("My kids are so excited about the trip.", set()),
+])
+def test_fact_values(router: Router, msg: MessageFactory, text: str, expected: set) -> None:
+    assert {(f.key, f.value) for f in router.route(msg(text)).facts} == expected

@@ -63,7 +63,13 @@ _STOP_VALUE = re.compile(
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+)|right now|these days|now|too|as well|"
-    r"anymore|any more|again|lol|haha)\b.*$", re.IGNORECASE)
+    r"anymore|any more|again|lol|haha)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+_STOP_CLAUSE = re.compile(
+    r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|"
+    r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
+    r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha)"
+    r"\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+_PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal"})
 _OBJECT_PRONOUN = re.compile(
     r"^(?:it|that|this|those|these|you|them|him|her|how|what|when|the idea|your|yours|hearing|"
     r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
@@ -94,15 +100,26 @@ def _const(key: str) -> KeyFn:
     return lambda _m: key
 
 
-def clean_value(raw: str, *, max_words: int = 6) -> str:
-    value = _STOP_VALUE.sub("", raw.strip()).strip(" '\"-")
+def clean_value(raw: str, *, max_words: int = 6, phrase: bool = False) -> str:
+    """The value part of a match: cut at the end of its clause, at most ``max_words`` words.
+
+    ``phrase=True`` (likes, hobbies, goals) keeps prepositions: "going on road trips".
+    """
+    value = (_STOP_CLAUSE if phrase else _STOP_VALUE).sub("", raw.strip()).strip(" '\"-")
     words = value.split()
     return " ".join(words[:max_words])
 
 
 def _i_am_a_key(m: re.Match[str]) -> str | None:
-    """'I'm a nurse' -> job; 'I'm a mother of two' -> family; others -> trait (weak)."""
-    last = clean_value(m["v"]).lower().split()
+    """'I'm a nurse' -> job; 'I'm a mother of two' -> family; others -> trait (weak).
+
+    The noun phrase must end the clause: in "I'm a big video game fan" the phrase is
+    "big video game fan" (the fan rule's business), not "big video game".
+    """
+    phrase = clean_value(m["v"])
+    if not _CLAUSE_END.match(m.string, m.start("v") + len(phrase)):
+        return None
+    last = phrase.lower().split()
     if not last:
         return None
     word = last[-1] if len(last) <= 3 else last[0]
@@ -110,6 +127,8 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
         return "family:parent"
     if word == "student":
         return "education"
+    if last[0] in _INTENSIFIERS or last[-1] in _PREPOSITIONS or "fan" in last:
+        return None  # "so excited", "a big fan of" (the fan rule has the object), "guard for"
     if word in _JOBS or (_JOB_SUFFIX.search(word) and word not in _NOT_JOBS):
         return "job"
     if last[0] in _VAGUE_NOUNS or any(w in _TRANSIENT for w in last):
@@ -117,6 +136,11 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
     return "trait"
 
 
+_CLAUSE_END = re.compile(
+    r"\s*(?:$|[,.!?;:)\-]|(?:and|but|so|who|which|because|since|from|at|in|with|for|and|"
+    r"now|too|though)\b)", re.IGNORECASE)
+_INTENSIFIERS = frozenset("so very really too pretty quite super such totally kind sort".split())
+_PREPOSITIONS = frozenset("of for at in with to on from by about".split())
 _VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split())
 _TRANSIENT = frozenset("today tonight now moment currently".split())
 
@@ -147,7 +171,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
     (_I_AM + r"(?P<v>\d{1,3})\s*(?:years? old)?[.!]*$", "age", 2.5),
     (r"\bmy birthday is (?:on )?" + _V, "birthday", 3.0),
-    (r"\bi (?:currently |now |still )?(?:live|reside|stay)(?: just| right)? (?:in|near|"
+    (r"\bi (?:currently |now |still )?(?:live|reside)(?: just| right)? (?:in|near|"
      r"outside(?: of)?|close to|on the outskirts of) " + _V, "location", 3.0),
     (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, "location", 3.0),
     (r"\bmy (?:home|house|apartment|flat) is in " + _V, "location", 2.5),
@@ -176,8 +200,10 @@ _RULE_SPECS: list[_RuleSpec] = [
      "hobby", 2.5),
     (_I_AM + r"(?:severely |very |really )?allergic to " + _V, "allergy", 3.0),
     (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", "diet", 3.0),
-    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong )?"
-     r"(?P<v>[\w-]+(?: [\w-]+)?) fan\b", "likes", 2.5),
+    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong |total |true |real |avid |"
+     r"great )?"
+     r"(?!(?:big|huge|massive|total|true|real|avid|great)\b)(?P<v>[\w-]+(?: [\w-]+)?) "
+     r"fan\b(?! of)", "likes", 2.5),
     (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
      r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b", "trait", 2.5),
     (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", "allergy", 3.0),
@@ -214,7 +240,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'm (?:training|studying|hoping|working) to (?:be|become)|"
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
-    (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,2}[\w-]+)", _i_am_a_key, 2.5),
+    (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _i_am_a_key, 2.5),
 ]
 _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [
     (re.compile(pattern, re.IGNORECASE), _const(key) if isinstance(key, str) else key, weight)
@@ -253,8 +279,8 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             found.append(Found(relative, "hometown", value[5:], 2.5))
         elif re.search(r"\d", value):
             found.append(Found(relative, "age", value, 2.5))
-        elif (key := _i_am_a_key(m)) is not None:
-            found.append(Found(relative, key, value, 2.0))
+        elif (key := _i_am_a_key(m)) is not None and not value.lower().split()[0].endswith("ing"):
+            found.append(Found(relative, key, value, 2.0))  # not "getting excited about ..."
     return found
 
 
@@ -263,8 +289,11 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     for pattern, key_fn, weight in _RULES:
         for m in pattern.finditer(sentence):
             key = key_fn(m)
-            value = clean_value(_ARTICLE.sub("", m["v"].strip()))
-            if key is None or not value:
+            if key is None:
+                continue
+            value = clean_value(_ARTICLE.sub("", m["v"].strip()),
+                                phrase=key.partition(":")[0] in _PHRASE_KEYS)
+            if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]):
                 # "I don't eat meat": a diet, not a deletion
@@ -301,6 +330,10 @@ _HOBBY_VERBS = frozenset(
     "knit knits paint sketch draw collect cycle bike run jog swim climb hike surf ski skate "
     "play cook bake garden sew crochet write read dance sing fish sail row garden "
     "volunteer".split())
+# verbs whose present simple states a standing fact even without "usually" or "every day"
+_HABIT_VERBS = _HOBBY_VERBS | frozenset(
+    "work teach coach own drive use collect commute practise practice train meditate grow raise "
+    "rent ride manage run lead mentor tutor foster breed".split())
 _HABIT = re.compile(
     r"\bi (?P<freq>always |usually |often |mostly |never |sometimes |generally |regularly )?"
     r"(?P<verb>[a-z]+) (?P<v>[^.,!?;:\n]+)", re.IGNORECASE)
@@ -319,9 +352,11 @@ def _habit_facts(sentence: str, speaker: str) -> list[Found]:
         verb = m["verb"].lower()
         if verb in _NOT_HABITS or verb.endswith(("ed", "ing", "n't")) or verb in _PAST_WORDS:
             continue
+        strong = m["freq"] or _HABIT_TIME.search(sentence)
+        if not strong and verb not in _HABIT_VERBS:
+            continue  # "I hear you", "I highly recommend it": present tense, not a habit
         value = clean_value(f"{verb} {m['v']}")
         key = "hobby" if verb in _HOBBY_VERBS else "fact"
-        strong = m["freq"] or _HABIT_TIME.search(sentence)
         out.append(Found(speaker, fact_key(key, value), value, 2.5 if strong else 2.0))
     return out
 

@@ -48,13 +48,20 @@ def chunk_text(text: str, *, target_tokens: int = 250, overlap_tokens: int = 40,
 
 
 def _pack(units: list[str], counter: TokenCounter, target: int, overlap: int) -> list[str]:
+    """Greedy packing. Fit is checked on the joined text: token counts are not additive."""
     sizes = [counter.count(unit) for unit in units]
+
+    def fits(indices: list[int]) -> bool:
+        return counter.count("\n".join(units[i] for i in indices)) <= target
+
     chunks: list[str] = []
     current: list[int] = []
     for index, size in enumerate(sizes):
-        if current and sum(sizes[i] for i in current) + size > target:
+        if current and not fits([*current, index]):
             chunks.append("\n".join(units[i] for i in current))
             current = _overlap_tail(current, sizes, overlap, room=target - size)
+            while current and not fits([*current, index]):
+                current = current[1:]
         current.append(index)
     if current:
         chunks.append("\n".join(units[i] for i in current))
