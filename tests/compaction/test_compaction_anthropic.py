@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 
 import anthropic
 import httpx2 as httpx  # anthropic 2.x ships its own fork of httpx
@@ -152,5 +151,3 @@ def test_manager_runs_with_the_anthropic_compactor() -> None:
     assert outcome.episodes[0].summary.startswith("The team chose Postgres")
     assert set(outcome.episodes[0].sources) <= {f"m{i}" for i in range(10)}
 
-
-Handler = Callable[[httpx.Request], httpx.Response]

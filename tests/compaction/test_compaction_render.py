@@ -91,3 +91,15 @@ def test_render_layers_fits_the_budget_and_puts_l3_first(texts: list[str], budge
     full = render_layers(state, counter=COUNTER)
     if state.semantic.facts:
         assert full.startswith("## Semantic memory")
+
+
+def test_sentences_of_one_turn_share_a_line_and_model_summaries_are_shown() -> None:
+    notes = [Note(text="Ann: The port is 8443.", sources=["m1"], importance=0.9),
+             Note(text="Ann: TLS is on.", sources=["m1"], importance=0.5),
+             Note(text="Bob: Noted, thanks.", sources=["m2"], importance=0.3)]
+    episode = Episode(episode_id=0, user_id="u1", turn_range=(0, 1), notes=notes,
+                      summary="Ann set up the port.", sources=["m1", "m2"])
+    text = render_episodes([episode])
+    assert '- "Ann: The port is 8443. TLS is on." [m1]' in text
+    assert '- "Bob: Noted, thanks." [m2]' in text
+    assert '- "Ann set up the port." [m1, m2]' in text  # not composed of notes: shown

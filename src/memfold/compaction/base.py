@@ -49,6 +49,9 @@ class FoldSettings(BaseModel):
     digest_episodes: int = Field(default=5, ge=1)  # L2 episodes injected into a prompt
     pin_threshold: float = Field(default=0.8, ge=0.0, le=1.0)
     target_ratio: float = Field(default=0.30, gt=0.0, le=1.0)  # episode tokens / folded tokens
+    # True: the budget covers each rendered line's quoting and source tag (prompt cost);
+    # False: only the kept sentences' own tokens
+    budget_includes_markup: bool = True
     distil_min_importance: float = Field(default=0.6, ge=0.0, le=1.0)  # L2 notes promoted to L3
     duplicate_jaccard: float = Field(default=0.75, gt=0.0, le=1.0)
     summary_max_tokens: int = Field(default=300, ge=20)  # `summarize` strategy rolling summary

@@ -104,29 +104,40 @@ class OfflineCompactor:
 
     def select(self, candidates: list[Candidate], *, budget: int,
                must_keep: Sequence[Candidate] = ()) -> list[Candidate]:
-        """Pinned sentences and ``must_keep`` always; then budgeted greedy coverage."""
+        """Pinned sentences and ``must_keep`` always; then budgeted greedy coverage.
+
+        A sentence costs its tokens plus, for the first sentence kept from a turn, the
+        rendered line's quoting and source tag (render.py gives each turn one line), so
+        the budget bounds what the episode costs in a prompt, not just its words.
+        """
         forced = {id(c) for c in must_keep}
-        pinned = [c for c in candidates
-                  if c.importance >= self.settings.pin_threshold or id(c) in forced]
-        kept = list(pinned)
+        kept = [c for c in candidates
+                if c.importance >= self.settings.pin_threshold or id(c) in forced]
+        lines = {c.message.msg_id for c in kept}
         # every note carries its speaker's name as a prefix: speaker names are never "new"
         covered = {speaker_label(c.message).lower() for c in candidates}
-        covered = covered.union(*(c.facts for c in pinned))
-        remaining = budget - sum(c.tokens for c in pinned)
-        chosen = {id(c) for c in pinned}
+        covered = covered.union(*(c.facts for c in kept))
+        remaining = budget - sum(c.tokens for c in kept) - sum(self._line_cost(m) for m in lines)
+        chosen = {id(c) for c in kept}
         pool = [c for c in candidates if id(c) not in chosen]
         while pool:
             best = max(pool, key=lambda c: (_gain(c, covered) / math.sqrt(c.tokens), -c.position))
             pool.remove(best)
-            new_facts = best.facts - covered
-            if best.importance < _FILLER_FLOOR and not new_facts:
-                continue
-            if best.tokens > remaining:
+            cost = best.tokens + (0 if best.message.msg_id in lines
+                                  else self._line_cost(best.message.msg_id))
+            if best.importance < _FILLER_FLOOR and not best.facts - covered or cost > remaining:
                 continue
             kept.append(best)
+            lines.add(best.message.msg_id)
             covered |= best.facts
-            remaining -= best.tokens
+            remaining -= cost
         return sorted(kept, key=lambda c: c.position)
+
+    def _line_cost(self, msg_id: str) -> int:
+        """Tokens a rendered episode line adds around its sentences: - "..." [msg_id]."""
+        if not self.settings.budget_includes_markup:
+            return 0
+        return self.counter.count(f'- "" [{msg_id}]')
 
     def _note(self, candidate: Candidate) -> Note:
         return Note(text=candidate.text, sources=candidate.sources,
