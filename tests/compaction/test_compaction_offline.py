@@ -150,3 +150,13 @@ def test_resolved_open_questions_leave_l3() -> None:
     sem = COMPACTOR.distil([answer], sem)
     assert sem.open_questions == []
     assert asked.notes[0].text in [h.text for h in sem.history]
+
+
+def test_a_long_turn_offers_only_its_best_sentences() -> None:
+    filler = "The committee met and talked about general matters for a while. " * 120
+    document = filler + "The lease for the Porto office ends on 30 June 2027. " + filler
+    turns = [message(0, document, role="document"), message(1, "Got it, thanks.")]
+    episode = COMPACTOR.compact_episode(turns, episode_id=0, turn_range=(0, 1), user_id="u1")
+    kept = " ".join(n.text for n in episode.notes)
+    assert "30 June 2027" in kept
+    assert COUNTER.count(kept) <= FoldSettings().long_turn_keep_tokens + 10

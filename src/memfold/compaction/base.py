@@ -53,6 +53,8 @@ class FoldSettings(BaseModel):
     # False: only the kept sentences' own tokens
     budget_includes_markup: bool = True
     distil_min_importance: float = Field(default=0.6, ge=0.0, le=1.0)  # L2 notes promoted to L3
+    long_turn_tokens: int = Field(default=1000, ge=1)  # longer turns: documents, tool dumps
+    long_turn_keep_tokens: int = Field(default=120, ge=1)  # what such a turn offers a fold
     duplicate_jaccard: float = Field(default=0.75, gt=0.0, le=1.0)
     summary_max_tokens: int = Field(default=300, ge=20)  # `summarize` strategy rolling summary
 

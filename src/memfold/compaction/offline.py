@@ -84,14 +84,29 @@ class OfflineCompactor:
         return int(tokens_in * self.settings.target_ratio)
 
     def candidates(self, turns: list[Message]) -> list[Candidate]:
-        """Every sentence of ``turns``, scored and deduplicated (sources of duplicates united)."""
+        """Every sentence of ``turns``, scored and deduplicated (sources of duplicates united).
+
+        A turn longer than ``long_turn_tokens`` (a pasted document, a big tool output) only
+        offers its best sentences up to ``long_turn_keep_tokens``: its full text lives in
+        the document store / archive with progressive layers (``progressive.py``).
+        """
         names = known_names(turns)
         found: list[Candidate] = []
         for turn_index, turn in enumerate(turns):
-            for sentence_index, span in enumerate(t.split_sentences(turn.text)):
-                found.append(self._candidate(turn, span.text, turn_index * 1000 + sentence_index,
-                                             names))
+            own = [self._candidate(turn, span.text, turn_index * 1_000_000 + i, names)
+                   for i, span in enumerate(t.split_sentences(turn.text))]
+            found.extend(self._limit_long_turn(turn, own))
         return _deduplicate(found, self.settings.duplicate_jaccard)
+
+    def _limit_long_turn(self, turn: Message, own: list[Candidate]) -> list[Candidate]:
+        if sum(c.tokens for c in own) <= self.settings.long_turn_tokens:
+            return own
+        from memfold.compaction.progressive import greedy_cover
+
+        picked = greedy_cover(range(len(own)), [c.importance for c in own],
+                              [c.tokens for c in own], [c.facts for c in own],
+                              budget=self.settings.long_turn_keep_tokens)
+        return [own[i] for i in sorted(picked)]
 
     def _candidate(self, turn: Message, sentence: str, position: int,
                    names: frozenset[str]) -> Candidate:
