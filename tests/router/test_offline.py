@@ -211,3 +211,8 @@ def test_very_long_personal_text_is_a_document(router: Router, msg: MessageFacto
 ])
 def test_fact_values(router: Router, msg: MessageFactory, text: str, expected: set) -> None:
     assert {(f.key, f.value) for f in router.route(msg(text)).facts} == expected
+
+
+def test_a_bare_fan_statement_is_not_a_like(router: Router, msg: MessageFactory) -> None:
+    assert all(f.value.lower() not in ("huge", "a huge") for f in
+               router.route(msg("Emma is brilliant. I'm a huge fan.")).facts)

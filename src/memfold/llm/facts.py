@@ -202,7 +202,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", "diet", 3.0),
     (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong |total |true |real |avid |"
      r"great )?"
-     r"(?!(?:big|huge|massive|total|true|real|avid|great)\b)(?P<v>[\w-]+(?: [\w-]+)?) "
+     r"(?!(?:a|an|big|huge|massive|total|true|real|avid|great)\b)(?P<v>[\w-]+(?: [\w-]+)?) "
      r"fan\b(?! of)", "likes", 2.5),
     (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
      r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b", "trait", 2.5),
