@@ -154,3 +154,12 @@ def test_route_many_keeps_order() -> None:
                                         [RouteContext(), RouteContext()])
     assert [(d.msg_id, d.kind) for d in decisions] == [("a", "NONE"), ("b", "DOCUMENT")]
     assert json.loads(json.dumps(api.requests))[1]["messages"][0]["content"].endswith("b")
+
+
+def test_transient_errors_can_fall_back_per_message() -> None:
+    api = ScriptedAPI(error(529, "overloaded_error"), error(401, "authentication_error"))
+    llm = backend(api, on_transient_error="fallback")
+    decision = llm.route(message("I'm allergic to peanuts."), RouteContext())
+    assert decision.kind == "FACT" and "llm-fallback" in decision.flags
+    with pytest.raises(BackendAuthError):  # never hidden: the key is wrong
+        llm.route(message("hello"), RouteContext())

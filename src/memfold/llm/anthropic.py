@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 DEFAULT_MODEL = "claude-haiku-4-5"
+TRANSIENT_ERRORS = (BackendRateLimitError, BackendOverloadedError, BackendTimeoutError,
+                    BackendConnectionError)
 
 
 class RouteReply(BaseModel):
@@ -123,11 +125,17 @@ class AnthropicBackend:
     name = "anthropic"
 
     def __init__(self, client: anthropic.Anthropic, *, model: str = DEFAULT_MODEL,
-                 fallback: Backend | None = None, max_tokens: int = 1024) -> None:
+                 fallback: Backend | None = None, max_tokens: int = 1024,
+                 on_transient_error: Literal["raise", "fallback"] = "raise") -> None:
+        """``on_transient_error="fallback"`` routes a message offline (flagged
+        ``llm-fallback``) when the API is rate-limited, overloaded, slow or unreachable;
+        the default raises, so the caller's batch is not half-routed by a different backend.
+        Authentication errors always raise."""
         self._client = client
         self.model = model
         self._fallback = fallback
         self.max_tokens = max_tokens
+        self.on_transient_error = on_transient_error
 
     # -- generic structured completion (also used by compaction) --------------------------
 
@@ -163,6 +171,14 @@ class AnthropicBackend:
     # -- routing ---------------------------------------------------------------------------
 
     def route(self, message: Message, context: RouteContext) -> RouteDecision:
+        try:
+            return self._route(message, context)
+        except TRANSIENT_ERRORS as exc:
+            if self.on_transient_error == "raise":
+                raise
+            return self._fallback_route(message, context, f"API unavailable: {exc}")
+
+    def _route(self, message: Message, context: RouteContext) -> RouteDecision:
         user = ROUTE_USER_TEMPLATE.format(msg_id=message.msg_id, speaker=message.speaker,
                                           role=message.role, ts=message.ts.isoformat(),
                                           text=message.text)
