@@ -2,6 +2,8 @@
 
     PYTHONPATH=src .venv/bin/python benchmarks/recall_latency.py --messages 100000
 
+With ``--index memory`` the dense side is exact numpy search (no Chroma), which
+separates Chroma's cost (its ``where user_id`` filter dominates) from the rest.
 Archive vectors come from the hashing embedder (latency does not depend on vector
 quality, and embedding 100,000 texts with MiniLM would take ~20 minutes on 2 cores);
 queries are embedded with the real MiniLM model, as in production. Prints p50/p95 of
@@ -26,6 +28,7 @@ from memfold.models import Message, RouteDecision
 from memfold.retrieval.indexing import archive_items
 from memfold.retrieval.recall import Retriever
 from memfold.stores import open_stores
+from memfold.stores.memory import InMemoryVectorIndex
 
 WORDS = ("trip hotel flight dinner pasta garden piano lesson doctor appointment budget report meeting "
          "project deadline sister brother birthday gift concert movie book hiking running marathon "
@@ -59,10 +62,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "recall_latency.json")
+    parser.add_argument("--index", choices=["chroma", "memory"], default="chroma",
+                        help="memory: exact numpy search instead of Chroma (isolates the retrieval layer)")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         stores = open_stores(Path(tmp) / "store")
+        if args.index == "memory":
+            stores.index = InMemoryVectorIndex()
         try:
             populate_s = populate(stores, "u1", args.messages)
             embedder = MiniLMEmbedder()
@@ -80,13 +87,14 @@ def main() -> None:
                     times.append((time.perf_counter() - began) * 1000)
         finally:
             stores.close()
-    report = {"messages": args.messages, "queries": len(times), "populate_s": round(populate_s, 1),
+    report = {"messages": args.messages, "index": args.index, "queries": len(times), "populate_s": round(populate_s, 1),
               "first_recall_s (BM25 build)": round(build_s, 2),
               "p50_ms": round(float(np.percentile(times, 50)), 1), "p95_ms": round(float(np.percentile(times, 95)), 1),
               "max_ms": round(max(times), 1)}
     print(json.dumps(report, indent=1))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    out = args.out or Path(__file__).parent / "results" / f"recall_latency_{args.index}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -82,10 +82,11 @@ class _Postings:
 
 @dataclass(frozen=True)
 class LexicalHits:
-    """Two rankings of one query: (item_id, score), best first."""
+    """Two rankings of one query: (item_id, score), best first; and who the rows are about."""
 
     own: list[tuple[str, float]]
     window: list[tuple[str, float]]
+    subjects: frozenset[str] = frozenset()
 
 
 class UserIndex:
@@ -140,8 +141,9 @@ class UserIndex:
 
     def search(self, query: str, k: int) -> LexicalHits:
         terms = [t for t in dict.fromkeys(self.analyzer.tokens(query)) if t in self.postings]
+        subjects = frozenset(self.subjects)
         if not terms or not self.item_ids:
-            return LexicalHits([], [])
+            return LexicalHits([], [], subjects)
         n = len(self.item_ids)
         lengths = np.frombuffer(self.lengths, dtype=np.float32)
         prev = np.frombuffer(self.prev, dtype=np.int32)
@@ -158,7 +160,7 @@ class UserIndex:
             wtfs = np.concatenate([tfs, tfs, tfs])
             keep = wdocs >= 0
             _accumulate(window, wdocs[keep], wtfs[keep], window_lengths, window_avg, n)
-        return LexicalHits(self._top(own, k), self._top(window, k))
+        return LexicalHits(self._top(own, k), self._top(window, k), subjects)
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
         hits = np.flatnonzero(scores > 0)
@@ -211,11 +213,6 @@ class LexicalIndex:
         with self._lock:
             index = self._current(user_id)
             return index.search(query, k)
-
-    def subjects(self, user_id: str) -> set[str]:
-        """Lower-cased speakers/subjects of the user's rows (who the memory is about)."""
-        with self._lock:
-            return set(self._current(user_id).subjects)
 
     def extend(self, items: Iterable[ArchiveItem]) -> None:
         """Append rows just committed; a replaced row (same item_id) drops the cache instead."""

@@ -123,10 +123,11 @@ class Retriever:
         started = time.perf_counter()
         now = now or utcnow()
         intent = self.intents.classify(query, now)
-        names = self._named_subjects(query, user_id)
+        lexical = self.lexical.search(user_id, query, self.settings.candidates)
+        names = named_subjects(query, lexical.subjects)
         only_time = intent.time_range is not None and self._only_time(query, now)
         pool = _Pool()
-        self._archive_candidates(pool, query, user_id, intent, names, only_time)
+        self._archive_candidates(pool, query, user_id, intent, names, only_time, lexical)
         if intent.weight("fact") >= self.settings.store_floor:
             self._profile_candidates(pool, query, user_id, intent, names)
         if intent.time_range is not None:
@@ -141,11 +142,10 @@ class Retriever:
     # -- the archive: dense + lexical, fused ---------------------------------------
 
     def _archive_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
-                            names: set[str], only_time: bool) -> None:
+                            names: set[str], only_time: bool, lexical: LexicalHits) -> None:
         s = self.settings
         [vector] = self.embedder.embed([query])
         dense = self.stores.index.query(user_id, vector, s.candidates)
-        lexical: LexicalHits = self.lexical.search(user_id, query, s.candidates)
         wanted = {i for i, _ in dense} | {i for i, _ in lexical.own + lexical.window}
         rows = self.stores.archive.get(user_id, list(wanted | set(self._in_range(user_id, intent))))
         kinds = {row.item_id: _key_family(row.kind) for row in rows}
@@ -183,15 +183,6 @@ class Retriever:
         messages = self.stores.log.list(user_id, since=start, until=end, limit=self.settings.candidates,
                                         newest_first=True)
         return [archive_item_id(user_id, "message", m.msg_id) for m in messages]
-
-    def _named_subjects(self, query: str, user_id: str) -> set[str]:
-        """Lower-cased subjects of this user's memory that the query names."""
-        lowered = query.lower()
-        named = {name for name in self.lexical.subjects(user_id)
-                 if name not in _OWNER_NAMES and re.search(rf"\b{re.escape(name)}\b", lowered)}
-        if _FIRST_PERSON.search(query):
-            named.update(_OWNER_NAMES)
-        return named
 
     # -- structured stores ----------------------------------------------------------
 
@@ -257,6 +248,17 @@ class Retriever:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+def named_subjects(query: str, subjects: Iterable[str]) -> set[str]:
+    """The (lower-cased) subjects of a user's memory that the query names as whole words;
+    a first-person query names the user."""
+    lowered = query.lower()
+    named = {name for name in subjects
+             if name not in _OWNER_NAMES and re.search(rf"\b{re.escape(name)}\b", lowered)}
+    if _FIRST_PERSON.search(query):
+        named.update(_OWNER_NAMES)
+    return named
+
 
 def _require(query: str, user_id: str | None, k: int) -> None:
     if not user_id or not str(user_id).strip():
