@@ -148,12 +148,18 @@ def test_connection_error_is_translated() -> None:
         backend(ScriptedAPI(refuse)).route(message("hello"), RouteContext())
 
 
-def test_route_many_keeps_order() -> None:
-    api = ScriptedAPI(reply('{"type": "NONE"}'), reply('{"type": "DOCUMENT"}'))
-    decisions = backend(api).route_many([message("a", msg_id="a"), message("b", msg_id="b")],
-                                        [RouteContext(), RouteContext()])
-    assert [(d.msg_id, d.kind) for d in decisions] == [("a", "NONE"), ("b", "DOCUMENT")]
-    assert json.loads(json.dumps(api.requests))[1]["messages"][0]["content"].endswith("b")
+def test_route_many_keeps_order_with_requests_in_flight() -> None:
+    def by_content(request: httpx2.Request) -> httpx2.Response:
+        text = json.loads(request.content)["messages"][0]["content"]
+        return reply('{"type": "DOCUMENT"}' if text.endswith("doc") else '{"type": "NONE"}')
+
+    texts = [f"note {n} doc" if n % 3 == 0 else f"note {n}" for n in range(12)]
+    api = ScriptedAPI(*[by_content] * len(texts))
+    decisions = backend(api, concurrency=4).route_many(
+        [message(t, msg_id=f"m{n}") for n, t in enumerate(texts)], [RouteContext()] * len(texts))
+    assert [d.msg_id for d in decisions] == [f"m{n}" for n in range(12)]
+    assert [d.kind for d in decisions] == ["DOCUMENT" if n % 3 == 0 else "NONE" for n in range(12)]
+    assert len(api.requests) == 12
 
 
 def test_transient_errors_can_fall_back_per_message() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
 
 import anthropic
@@ -30,6 +31,7 @@ from memfold.errors import (
     BackendRateLimitError,
     BackendResponseError,
     BackendTimeoutError,
+    InvalidInputError,
 )
 from memfold.llm.base import Backend, RouteContext
 from memfold.llm.jsonparse import NotJsonError, extract_json_object
@@ -126,16 +128,19 @@ class AnthropicBackend:
 
     def __init__(self, client: anthropic.Anthropic, *, model: str = DEFAULT_MODEL,
                  fallback: Backend | None = None, max_tokens: int = 1024,
-                 on_transient_error: Literal["raise", "fallback"] = "raise") -> None:
+                 on_transient_error: Literal["raise", "fallback"] = "raise",
+                 concurrency: int = 4) -> None:
         """``on_transient_error="fallback"`` routes a message offline (flagged
         ``llm-fallback``) when the API is rate-limited, overloaded, slow or unreachable;
         the default raises, so the caller's batch is not half-routed by a different backend.
-        Authentication errors always raise."""
+        Authentication errors always raise. ``route_many`` keeps up to ``concurrency``
+        requests in flight (the SDK client is thread-safe); results keep input order."""
         self._client = client
         self.model = model
         self._fallback = fallback
         self.max_tokens = max_tokens
         self.on_transient_error = on_transient_error
+        self.concurrency = max(1, concurrency)
 
     # -- generic structured completion (also used by compaction) --------------------------
 
@@ -199,7 +204,12 @@ class AnthropicBackend:
 
     def route_many(self, messages: Sequence[Message],
                    contexts: Sequence[RouteContext]) -> list[RouteDecision]:
-        return [self.route(message, context) for message, context in zip(messages, contexts)]
+        if len(messages) != len(contexts):
+            raise InvalidInputError(f"{len(messages)} messages but {len(contexts)} contexts")
+        if self.concurrency == 1 or len(messages) <= 1:
+            return [self.route(message, context) for message, context in zip(messages, contexts)]
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(self.route, messages, contexts))
 
     def _profile_prompt(self, message: Message, context: RouteContext) -> tuple[str, str]:
         profile = {f"{f.subject}.{f.key}": f.value for f in context.profile}
