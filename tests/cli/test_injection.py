@@ -115,13 +115,17 @@ def _ids(payloads: list[str]) -> list[str]:
 
 
 def check_sql(box: Sandbox, payload: str) -> None:
+    """`sql` runs any read-only query (reading every row is its purpose): what must hold is no
+    write, no file outside the store, no canary, and the hardening still on afterwards."""
     value = box.fill(payload)
     for query in (value, f"SELECT * FROM messages WHERE user_id = '{value}'"):
         result = box.run("sql", "--json", "--", query)  # after "--", "-x" is a query, not an option
         if result.exit_code == 0:
-            rows = json.loads(result.stdout)["rows"]
-            assert len(rows) <= len(ANA) + len(BEN)
+            json.loads(result.stdout)  # --json output parses whatever the query was
     assert box.run("sql", "SELECT 1", "--limit", value).exit_code == 2  # not an integer: usage error
+    hardening = box.cli.json("sql", "SELECT current_setting('enable_external_access') AS external, "
+                                    "current_setting('lock_configuration') AS locked")
+    assert hardening["rows"] == [[False, True]]
     box.assert_untouched()
 
 
