@@ -128,9 +128,8 @@ def one_line(exc: MemfoldError) -> str:
 def _held_hint(pid: int | None, reading: bool) -> str:
     stop = f"stop it (kill {pid})" if pid else "stop it"
     if reading:
-        return ("a running agent is writing to it, and DuckDB lets no other process open the "
-                "store meanwhile, not even to read: ask that process (Memory API), "
-                f"or {stop} and run this again")
+        return ("while it runs, DuckDB lets no other process open the store, not even to read: "
+                f"query it through that process's Memory, or {stop} and run this again")
     return (f"one writer per store: {stop} and run this again, "
             "or use another --store / MEMFOLD_STORE")
 

@@ -10,7 +10,7 @@ import pytest
 from memfold.cli import parse_when
 from memfold.models import Message
 
-from .conftest import ANA, BEN, T0, Cli, assert_clean_failure, message, transcript_lines, write_jsonl
+from .conftest import ANA, BEN, T0, assert_clean_failure, message, transcript_lines, write_jsonl
 
 NOW = (T0 + timedelta(days=5)).isoformat()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ANA, BEN, Cli, assert_clean_failure
+from .conftest import ANA, Cli, assert_clean_failure
 
 CANARY_TEXT = "canary-4f1c9e-secret-never-print-me"
 
