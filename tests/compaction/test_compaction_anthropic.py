@@ -151,3 +151,14 @@ def test_manager_runs_with_the_anthropic_compactor() -> None:
     assert outcome.episodes[0].summary.startswith("The team chose Postgres")
     assert set(outcome.episodes[0].sources) <= {f"m{i}" for i in range(10)}
 
+
+
+def test_summarize_strategy_keeps_the_model_summary() -> None:
+    settings = FoldSettings(strategy="summarize")
+    client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx.Client(
+        transport=httpx.MockTransport(FakeAPI(*([EPISODE_JSON] * 5)).handler)))
+    compactor = AnthropicCompactor(AnthropicBackend(client), fallback=OfflineCompactor(settings, COUNTER))
+    manager = ConversationManager(compactor, settings, COUNTER)
+    outcome = manager.add(manager.new_state("u1"), [message(i, TURNS[i % 4].text) for i in range(20)])
+    assert "The team chose Postgres" in outcome.state.summary
+    assert "40 GB" in outcome.state.summary  # the pinned extractive note rides along

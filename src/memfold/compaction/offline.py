@@ -357,12 +357,17 @@ def _ordered_sources(kept: list[Candidate]) -> list[str]:
 
 
 def episode_notes(episode: Episode) -> list[Note]:
-    """The episode's notes; for an episode without notes (LLM-made), its summary sentences."""
-    if episode.notes:
+    """The episode's notes, plus its summary sentences that no note already quotes
+    (a model-written summary), citing the episode's sources."""
+    residual = episode.summary
+    for note in episode.notes:  # an extractive summary is made of note texts
+        residual = residual.replace(note.text, "\n")
+    if not episode.sources:
         return list(episode.notes)
-    return [Note(text=span.text, sources=list(episode.sources),
-                 importance=scoring.score(span.text), updated_at=episode.ended_at)
-            for span in t.split_sentences(episode.summary) if episode.sources]
+    extra = [Note(text=span.text, sources=list(episode.sources),
+                  importance=scoring.score(span.text), updated_at=episode.ended_at)
+             for span in t.split_sentences(residual)]
+    return list(episode.notes) + extra
 
 
 def _structured_texts(episode: Episode) -> list[str]:
