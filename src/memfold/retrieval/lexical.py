@@ -27,6 +27,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -80,6 +81,18 @@ class _Postings:
         return np.frombuffer(self.docs, dtype=np.int32), np.frombuffer(self.tfs, dtype=np.float32)
 
 
+class RowInfo(NamedTuple):
+    """What fusion needs to know about a row, kept in memory so that only the rows finally
+    shown are read from the archive (a read of hundreds of candidates costs more than the
+    whole ranking at 100,000 rows)."""
+
+    item_id: str
+    kind: str
+    sources: tuple[str, ...]
+    subject: str | None  # lower-cased
+    occurred_at: datetime | None
+
+
 @dataclass(frozen=True)
 class LexicalHits:
     """Two rankings of one query: (item_id, score), best first; and who the rows are about."""
@@ -102,6 +115,7 @@ class UserIndex:
         self.next = array("i")
         self.postings: dict[str, _Postings] = {}
         self.subjects: set[str] = set()
+        self.rows: list[RowInfo] = []
         self._last_message: tuple[int, datetime | None] | None = None
 
     def __len__(self) -> int:
@@ -109,15 +123,15 @@ class UserIndex:
 
     def add(self, item: ArchiveItem) -> None:
         doc = len(self.item_ids)
-        if item.kind in SKIP_KINDS:  # counted (the cache check compares row counts), never matched
-            self.item_ids.append(item.item_id)
-            self.positions[item.item_id] = doc
+        self.item_ids.append(item.item_id)
+        self.positions[item.item_id] = doc
+        self.rows.append(RowInfo(item.item_id, item.kind, tuple(sorted(item.sources)),
+                                 item.subject.lower() if item.subject else None, item.occurred_at))
+        if item.kind in SKIP_KINDS:  # described and counted (the cache check compares counts), never matched
             self.lengths.append(0.0)
             self.prev.append(-1)
             self.next.append(-1)
             return
-        self.item_ids.append(item.item_id)
-        self.positions[item.item_id] = doc
         tokens = self.analyzer.tokens(lexical_key(item))
         self.lengths.append(float(len(tokens)))
         if item.subject:
@@ -213,6 +227,12 @@ class LexicalIndex:
         with self._lock:
             index = self._current(user_id)
             return index.search(query, k)
+
+    def describe(self, user_id: str, item_ids: Iterable[str]) -> dict[str, RowInfo]:
+        """RowInfo of those of ``item_ids`` that are this user's rows."""
+        with self._lock:
+            index = self._users.get(user_id) or self._current(user_id)  # just checked by search
+            return {i: index.rows[index.positions[i]] for i in item_ids if i in index.positions}
 
     def extend(self, items: Iterable[ArchiveItem]) -> None:
         """Append rows just committed; a replaced row (same item_id) drops the cache instead."""

@@ -37,7 +37,7 @@ from memfold.models import ArchiveItem, Event, Note, ProfileFact, RecallItem, Re
 from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
-from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex
+from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, RowInfo
 from memfold.stores import Stores
 from memfold.timeexpr import find_time_expressions
 
@@ -127,7 +127,9 @@ class Retriever:
         names = named_subjects(query, lexical.subjects)
         only_time = intent.time_range is not None and self._only_time(query, now)
         pool = _Pool()
-        self._archive_candidates(pool, query, user_id, intent, names, only_time, lexical)
+        # only the best memories are read from the archive; dedup against other stores may
+        # drop some, hence the margin
+        self._archive_candidates(pool, query, user_id, intent, names, only_time, lexical, limit=2 * k + 20)
         if intent.weight("fact") >= self.settings.store_floor:
             self._profile_candidates(pool, query, user_id, intent, names)
         if intent.time_range is not None:
@@ -142,31 +144,38 @@ class Retriever:
     # -- the archive: dense + lexical, fused ---------------------------------------
 
     def _archive_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
-                            names: set[str], only_time: bool, lexical: LexicalHits) -> None:
+                            names: set[str], only_time: bool, lexical: LexicalHits, limit: int) -> None:
         s = self.settings
         [vector] = self.embedder.embed([query])
         dense = self.stores.index.query(user_id, vector, s.candidates)
         wanted = {i for i, _ in dense} | {i for i, _ in lexical.own + lexical.window}
-        rows = self.stores.archive.get(user_id, list(wanted | set(self._in_range(user_id, intent))))
-        kinds = {row.item_id: _key_family(row.kind) for row in rows}
+        infos = self.lexical.describe(user_id, wanted | set(self._in_range(user_id, intent)))
         lists = [(s.weight_window, normalised(lexical.window, 0.0)), (s.weight_own, normalised(lexical.own, 0.0))]
         dense_scores: dict[str, float] = {}
         for family, scale in (("raw", 1.0), ("derived", s.derived_weight)):
-            family_hits = normalised([h for h in dense if kinds.get(h[0]) == family], s.dense_floor)
-            dense_scores.update({i: scale * value for i, value in family_hits.items()})
+            hits = normalised([h for h in dense if h[0] in infos and _key_family(infos[h[0]].kind) == family],
+                              s.dense_floor)
+            dense_scores.update({i: scale * value for i, value in hits.items()})
         lists.append((s.weight_dense, dense_scores))
+        rows = list(infos.values())
         if intent.time_range is not None and only_time:
             # "what did we discuss last week?": nothing but the time says what is relevant
             rows = [r for r in rows if _within(r.occurred_at, intent.time_range)] or rows
+        scored: list[tuple[float, str]] = []
         for group in _by_sources(rows):
             # one memory indexed under several keys (raw text, extraction): its best score per list
             score = sum(weight * max(scores.get(r.item_id, 0.0) for r in group) for weight, scores in lists)
-            if any(r.subject is not None and r.subject.lower() in names for r in group):
+            if any(r.subject in names for r in group):
                 score += s.subject_boost
             if intent.time_range is not None and any(_within(r.occurred_at, intent.time_range) for r in group):
                 score += s.range_boost * max(intent.weight("temporal"), 0.5)
             shown = next((r for r in group if _key_family(r.kind) == "raw"), group[0])
-            pool.offer(shown.item_id, archive_recall_item(shown, score), score)
+            scored.append((score, shown.item_id))
+        best = sorted(scored, reverse=True)[:limit]
+        fetched = {row.item_id: row for row in self.stores.archive.get(user_id, [i for _, i in best])}
+        for score, item_id in best:
+            if item_id in fetched:
+                pool.offer(item_id, archive_recall_item(fetched[item_id], score), score)
 
     def _only_time(self, query: str, now: datetime) -> bool:
         """True when the query has no content word outside its time expressions."""
@@ -299,10 +308,10 @@ def _within(when: datetime | None, time_range: tuple[datetime, datetime]) -> boo
     return when is not None and time_range[0] <= when < time_range[1]
 
 
-def _by_sources(rows: Sequence[ArchiveItem]) -> list[list[ArchiveItem]]:
-    groups: dict[tuple[str, ...], list[ArchiveItem]] = {}
+def _by_sources(rows: Sequence[RowInfo]) -> list[list[RowInfo]]:
+    groups: dict[tuple[str, ...], list[RowInfo]] = {}
     for row in rows:
-        groups.setdefault(tuple(sorted(row.sources)), []).append(row)
+        groups.setdefault(row.sources, []).append(row)
     return list(groups.values())
 
 
