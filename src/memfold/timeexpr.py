@@ -15,10 +15,13 @@ Conventions (all documented choices, kept deliberately simple):
 * ``occurred_at`` is the start of the covered interval, except for "N <units> ago",
   where it is the reference moved back N units (start of that day), inside the calendar
   week/month/year the interval covers.
-* Bare month or weekday names ("in March", "on Friday", "May 8") are resolved to the
-  most recent occurrence not after the reference (a weekday: strictly before the
-  reference day), unless the text is in the future tense ("will", "going to", "next",
-  "planning", ...), in which case the next occurrence is used.
+* Bare month or weekday names ("in March", "on Friday", "April 10") are resolved by the
+  tense of the sentence they are in (``sentence_tense``): past tense ("went", "had", "was",
+  "-ed" verbs) gives the most recent occurrence not after the reference (a weekday:
+  strictly before the reference day); future or scheduled present ("will", "going to",
+  "plan to", "we fly", "it starts", "is on", "we're leaving", "next") gives the next
+  occurrence on or after it (a weekday: strictly after the reference day); when the tense
+  is unclear, the nearest occurrence (ties go to the past). Queries default to the past.
 * Vague expressions: "a few days ago" / "the other day" mean about three days back with
   week granularity; "recently" / "lately" give no event time (``None``); in a query,
   "recently" / "lately" cover the last 30 days.
@@ -33,6 +36,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -67,11 +71,73 @@ _UNIT_RE = r"(?P<unit>minute|hour|day|week|month|year)s?"
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR_RE = r"(?P<year>(?:19|20)\d\d)"
 
-_FUTURE_RE = re.compile(
-    r"\b(?:will|won't|shall|going to|gonna|plan(?:ning)? (?:to|on)|about to|upcoming|coming up|"
-    r"can't wait|looking forward|tomorrow|next|this coming|scheduled)\b|\w'll\b|"
-    r"\b(?:am|'m|are|'re|is|'s) (?:going|heading|flying|leaving|driving|travell?ing)\b",
+# Irregular simple-past forms (shared with the router's event cues).
+IRREGULAR_PAST = (
+    "went|saw|got|took|made|had|met|ran|bought|brought|came|did|drove|ate|drank|flew|found|gave|"
+    "grew|heard|held|kept|knew|left|lost|paid|put|read|rode|sang|sat|sent|slept|spent|spoke|"
+    "stood|swam|taught|thought|told|threw|won|wrote|began|broke|built|caught|chose|fell|felt|"
+    "fought|forgot|hung|hit|hurt|led|lent|let|lit|quit|rang|rose|sold|shot|shut|stole|struck|"
+    "took|tore|understood|woke|wore|became|bit|blew|dug|drew|fed|froze|hid|laid|meant|overcame|"
+    "beat|bet|cut|set|spread|split|shut|upset|forgave|bent|bled|bred|clung|dealt|fled|flung|"
+    "ground|knelt|leapt|lent|shook|slid|sought|sank|sprang|stung|swore|swept|swung|wept|wound"
+)
+Tense = Literal["past", "future", "unclear"]
+
+# past forms that are also present forms ("I read", "we cut") say nothing about tense
+_SAME_AS_PRESENT = frozenset(
+    "read put set cut hit let quit shut spread split bet beat hurt upset ground wound".split())
+_PAST_WORDS = "|".join(w for w in IRREGULAR_PAST.split("|") if w not in _SAME_AS_PRESENT)
+_PAST_CUE = re.compile(
+    r"\b(?:was|were|wasn't|weren't|had|hadn't|did|didn't|ago|yesterday|used to|" + _PAST_WORDS
+    + r")\b", re.IGNORECASE)
+# "-ed" verbs, unless a form of "be"/"get" makes them an adjective or passive ("I'm excited",
+# "it's scheduled") or they follow a noun as a participle ("a dog named Rex")
+_ED_VERB = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bam )(?<!'m )(?<!'re )(?<!'s )(?<!\bbe )(?<!\bget )"
+    r"(?<!\bgetting )\b(?!(?:named|called|based|titled|located|need|feed|speed|indeed|"
+    r"interested|excited|tired|scheduled|planned|supposed|booked|used)\b)[a-z]{3,}ed\b",
     re.IGNORECASE)
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|won't|shall|going to|gonna|plan(?:ning|s)? (?:to|on)|about to|upcoming|"
+    r"coming up|can't wait|looking forward|tomorrow|next|this coming|scheduled|planned|"
+    r"booked (?:for|on)|due (?!to)|hope to|want to|need to|have to|intend to)\b|\w'll\b|"
+    r"\b(?:is|are|'s|'re|am|'m) (?:on|set for|booked|coming|happening)\b",
+    re.IGNORECASE)
+# present progressive ("we're flying", "I'm seeing her"): with a date, an arrangement
+_PROGRESSIVE = re.compile(
+    r"\b(?:am|'m|are|'re|is|'s)\s+(?:\w+ly\s+|also\s+|still\s+)?"
+    r"(?!(?:\w*thing|morning|evening|during|interesting|amazing|exciting|boring|annoying|"
+    r"confusing|relaxing|tiring|surprising|stunning|charming|wedding|building|ceiling)\b)"
+    r"[a-z]{2,}ing\b", re.IGNORECASE)
+# present simple with a date is a timetable: "we fly on April 10", "the course starts Monday"
+_SCHEDULED_PRESENT = re.compile(
+    r"\b(?:i|we|you|they)\s+(?:fly|leave|go|head|travel|arrive|depart|start|begin|meet|move|"
+    r"return|come back|get back|land|visit|see|have|host|play|perform|drive|sail|check in)\b|"
+    r"\b(?:flies|leaves|goes|heads|travels|arrives|departs|starts|begins|meets|moves|returns|"
+    r"comes back|gets back|lands|visits|opens|closes|ends|finishes|runs|takes place|kicks off|"
+    r"hosts|plays|performs|launches|expires)\b", re.IGNORECASE)
+
+
+_APPOINTMENT = re.compile(  # "a table for Friday", "booked for 12 May", "done by March"
+    r"\b(?:for|until|till|by) (?:the |this )?(?:\d|" + _MONTH_RE.replace("?P<month>", "?:")
+    + r"\b|" + _WEEKDAY_RE.replace("?P<weekday>", "?:") + r")", re.IGNORECASE)
+
+
+def sentence_tense(text: str) -> Tense:
+    """'past', 'future' (incl. scheduled present) or 'unclear' for one sentence.
+
+    A vote: future cues and a present-simple timetable against past forms. Explicit
+    futures ("will", "going to", "next") outweigh a past verb in the same sentence
+    ("I booked a table for next Friday"); "for <date>" marks an appointment.
+    """
+    future = 2 * len(_FUTURE_CUE.findall(text)) + 2 * len(_PROGRESSIVE.findall(text))
+    future += len(_SCHEDULED_PRESENT.findall(text)) + 2 * len(_APPOINTMENT.findall(text))
+    past = 2 * len(_PAST_CUE.findall(text)) + 2 * len(_ED_VERB.findall(text))
+    if future > past:
+        return "future"
+    if past > future:
+        return "past"
+    return "unclear"
 
 
 class TimeRef(BaseModel):
@@ -89,7 +155,15 @@ class TimeRef(BaseModel):
 @dataclass(frozen=True)
 class _Ctx:
     ref: datetime  # aware, UTC
-    future: bool
+    tense: Tense
+
+    @property
+    def future(self) -> bool:
+        return self.tense == "future"
+
+    @property
+    def past(self) -> bool:
+        return self.tense == "past"
 
     @property
     def day(self) -> date:
@@ -175,13 +249,17 @@ def _h_day_month(m: re.Match[str], ctx: _Ctx) -> TimeRef | None:
 
 
 def _nearest_month_day(month: int, dom: int, ctx: _Ctx) -> date | None:
-    """The most recent (or, in future tense, the next) date with this month and day."""
-    this_year = _safe_date(ctx.day.year, month, dom)
-    if this_year is None:
+    """The date with this month and day the tense points to: the most recent one not after
+    the reference (past), the next one on or after it (future), else the nearest."""
+    candidates = [day for year in (ctx.day.year - 1, ctx.day.year, ctx.day.year + 1)
+                  if (day := _safe_date(year, month, dom)) is not None]
+    if not candidates:
         return None
+    if ctx.past:
+        return max((day for day in candidates if day <= ctx.day), default=None)
     if ctx.future:
-        return this_year if this_year >= ctx.day else _safe_date(ctx.day.year + 1, month, dom)
-    return this_year if this_year <= ctx.day else _safe_date(ctx.day.year - 1, month, dom)
+        return min((day for day in candidates if day >= ctx.day), default=None)
+    return min(candidates, key=lambda day: (abs((day - ctx.day).days), day > ctx.day))
 
 
 def _h_month_year(m: re.Match[str], ctx: _Ctx) -> TimeRef:
@@ -198,8 +276,11 @@ def _h_month(m: re.Match[str], ctx: _Ctx) -> TimeRef:
         year -= 1 if month >= ctx.day.month else 0
     elif which == "next" or ctx.future:
         year += 1 if month < ctx.day.month or (which == "next" and month == ctx.day.month) else 0
-    elif month > ctx.day.month:
-        year -= 1
+    elif ctx.past:
+        year -= 1 if month > ctx.day.month else 0
+    else:  # unclear: the nearest month of that name (ties go to the past)
+        year = min((ctx.day.year - 1, ctx.day.year, ctx.day.year + 1),
+                   key=lambda y: (abs((y - ctx.day.year) * 12 + month - ctx.day.month), y))
     return _month_ref(year, month, m[0])
 
 
@@ -266,14 +347,20 @@ def _h_relative_unit(m: re.Match[str], ctx: _Ctx) -> TimeRef:
 
 
 def _h_weekday(m: re.Match[str], ctx: _Ctx) -> TimeRef:
-    """'last Friday', 'on Friday', 'next Friday', 'this Friday'."""
+    """'last Friday', 'on Friday', 'next Friday', 'this Friday'.
+
+    Past: the latest such day strictly before the reference day; future ('next', or an
+    upcoming 'this'): the first one strictly after it; unclear: the nearer of the two.
+    """
     target, which = WEEKDAYS[m["weekday"].lower()], _which(m["which"])
-    future = which == "next" or (which != "last" and ctx.future)
-    if future:
-        delta = (target - ctx.day.weekday()) % 7 or 7
-        return _day_ref(ctx.day + timedelta(days=delta), m[0])
-    delta = (ctx.day.weekday() - target) % 7 or 7
-    return _day_ref(ctx.day - timedelta(days=delta), m[0])
+    back = ctx.day - timedelta(days=(ctx.day.weekday() - target) % 7 or 7)
+    ahead = ctx.day + timedelta(days=(target - ctx.day.weekday()) % 7 or 7)
+    if which == "last" or (which != "next" and ctx.past):
+        return _day_ref(back, m[0])
+    if which in ("next", "this") or ctx.future:
+        return _day_ref(ahead, m[0])
+    nearer = back if ctx.day - back <= ahead - ctx.day else ahead
+    return _day_ref(nearer, m[0])
 
 
 def _h_other_day(m: re.Match[str], ctx: _Ctx) -> TimeRef:
@@ -333,12 +420,33 @@ def _matches(text: str, ctx: _Ctx) -> list[tuple[int, int, TimeRef]]:
     return found
 
 
+_CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def _sentence_spans(text: str) -> list[tuple[int, str]]:
+    """(offset, sentence) pairs: the tense of a date is read from its own sentence."""
+    spans, offset = [], 0
+    for part in _CLAUSE_SPLIT.split(text):
+        start = text.index(part, offset)
+        spans.append((start, part))
+        offset = start + len(part)
+    return spans
+
+
 def find_time_expressions(text: str, ref: datetime) -> list[TimeRef]:
-    """Every time expression in ``text``, leftmost first (overlapping matches dropped)."""
-    ctx = _Ctx(ref=_aware_utc(ref), future=bool(_FUTURE_RE.search(text)))
+    """Every time expression in ``text``, leftmost first (overlapping matches dropped).
+
+    Bare dates ("on Friday", "April 10") follow the tense of the sentence they are in.
+    """
+    aware = _aware_utc(ref)
+    found: list[tuple[int, int, TimeRef]] = []
+    for offset, sentence in _sentence_spans(text):
+        ctx = _Ctx(ref=aware, tense=sentence_tense(sentence))
+        found += [(offset + start, neg_len, resolved)
+                  for start, neg_len, resolved in _matches(sentence, ctx)]
     out: list[TimeRef] = []
     taken_until = -1
-    for start, neg_len, resolved in _matches(text, ctx):
+    for start, neg_len, resolved in found:
         if start >= taken_until:
             out.append(resolved)
             taken_until = start - neg_len
@@ -395,7 +503,8 @@ def resolve_query_range(text: str, now: datetime) -> tuple[datetime, datetime] |
         count_word = (rolling["count"] or "1").lower()
         count = int(count_word) if count_word.isdigit() else NUMBER_WORDS[count_word]
         return now - _unit_delta(count, rolling["unit"].lower()), end_of_today
-    ctx = _Ctx(ref=now, future=False)
+    tense = sentence_tense(text)
+    ctx = _Ctx(ref=now, tense="past" if tense == "unclear" else tense)  # questions look back
     for start, _neg_len, resolved in _matches(text, ctx):
         bounded = _bounded_range(text[:start], resolved, end_of_today)
         if bounded is not None:

@@ -13,6 +13,7 @@ from memfold.timeexpr import (
     find_time_expressions,
     resolve_event_time,
     resolve_query_range,
+    sentence_tense,
 )
 
 UTC = timezone.utc
@@ -174,3 +175,69 @@ def test_past_expressions_never_point_after_the_reference(ref: datetime, text: s
     assert resolved is not None
     assert resolved.occurred_at <= ref
     assert resolved.start <= resolved.occurred_at < resolved.end
+
+
+# Bare dates follow the tense of their sentence: past -> the latest one not after the
+# reference, future / scheduled present -> the next one on or after it, unclear -> nearest.
+TUE = datetime(2025, 9, 16, 8, 30, tzinfo=UTC)  # a Tuesday in mid September
+TENSE_CASES = [
+    # month + day, no year
+    ("We fly to Reykjavik on October 2.", TUE, "2025-10-02", "future"),
+    ("Our train leaves on 3 October.", TUE, "2025-10-03", "future"),
+    ("The workshop starts on August 30.", TUE, "2026-08-30", "future"),
+    ("I'm presenting at the expo on September 20.", TUE, "2025-09-20", "future"),
+    ("We are going to paint the kitchen on Sept 28.", TUE, "2025-09-28", "future"),
+    ("My dentist appointment is on January 14.", TUE, "2026-01-14", "future"),
+    ("I plan to submit the grant by November 1.", TUE, "2025-11-01", "future"),
+    ("We went hiking on October 2.", TUE, "2024-10-02", "past"),
+    ("She had her surgery on 12 September.", TUE, "2025-09-12", "past"),
+    ("The roof was repaired on August 30.", TUE, "2025-08-30", "past"),
+    ("I finished the manuscript on September 16.", TUE, "2025-09-16", "past"),
+    ("September 19 sounds fine to me.", TUE, "2025-09-19", "unclear"),
+    ("What a day, March 3.", TUE, "2026-03-03", "unclear"),
+    ("Pictures from September 2 are lovely.", TUE, "2025-09-02", "unclear"),
+    # weekdays
+    ("I'm seeing my cousin on Thursday.", TUE, "2025-09-18", "future"),
+    ("They arrive on Monday.", TUE, "2025-09-22", "future"),
+    ("On Sunday I cleaned the garage.", TUE, "2025-09-14", "past"),
+    ("We met for lunch on Wednesday.", TUE, "2025-09-10", "past"),
+    ("Thursday then!", TUE, "2025-09-18", "unclear"),
+    ("Saturday, the usual place.", TUE, "2025-09-13", "unclear"),
+    # bare month
+    ("We're moving to Ghent in February.", TUE, "2026-02-01", "future"),
+    ("I changed jobs in February.", TUE, "2025-02-01", "past"),
+    ("Vienna in October, perfect.", TUE, "2025-10-01", "unclear"),
+]
+
+
+@pytest.mark.parametrize(("text", "ref", "expected", "tense"), TENSE_CASES)
+def test_bare_dates_follow_the_tense(text: str, ref: datetime, expected: str,
+                                     tense: str) -> None:
+    assert sentence_tense(text) == tense
+    resolved = resolve_event_time(text, ref)
+    assert resolved is not None, text
+    assert resolved.occurred_at.date() == d(expected)
+    assert resolved.granularity == ("month" if "in " in resolved.expression.lower() else "day")
+
+
+def test_each_sentence_has_its_own_tense() -> None:
+    found = find_time_expressions(
+        "We went to the lake on Saturday. We're driving back there on Saturday too.", TUE)
+    assert [f.occurred_at.date() for f in found] == [d("2025-09-13"), d("2025-09-20")]
+
+
+def test_a_leading_reply_does_not_change_the_tense() -> None:
+    resolved = resolve_event_time("Really good. On Friday Lea ran her first marathon.", TUE)
+    assert resolved is not None and resolved.occurred_at.date() == d("2025-09-12")
+
+
+@given(st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1),
+                    timezones=st.just(UTC)),
+       st.sampled_from(["on Friday", "on March 3", "on 29 February", "in June", "on Sunday"]),
+       st.sampled_from(["We fly out {}", "I'm meeting them {}", "It starts {}"]))
+def test_plans_never_point_before_the_reference_day(ref: datetime, when: str,
+                                                    template: str) -> None:
+    resolved = resolve_event_time(template.format(when), ref)
+    if resolved is None:  # 29 February with no leap year within a year of ref
+        return
+    assert resolved.end > ref

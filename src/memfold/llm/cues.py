@@ -13,19 +13,11 @@ import re
 from dataclasses import dataclass, field
 
 from memfold.models import Message
+from memfold.timeexpr import IRREGULAR_PAST
 
 # -- shared vocabulary -------------------------------------------------------------------
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b")
-IRREGULAR_PAST = (
-    "went|saw|got|took|made|had|met|ran|bought|brought|came|did|drove|ate|drank|flew|found|gave|"
-    "grew|heard|held|kept|knew|left|lost|paid|put|read|rode|sang|sat|sent|slept|spent|spoke|"
-    "stood|swam|taught|thought|told|threw|won|wrote|began|broke|built|caught|chose|fell|felt|"
-    "fought|forgot|hung|hit|hurt|led|lent|let|lit|quit|rang|rose|sold|shot|shut|stole|struck|"
-    "took|tore|understood|woke|wore|became|bit|blew|dug|drew|fed|froze|hid|laid|meant|overcame|"
-    "beat|bet|cut|set|spread|split|shut|upset|forgave|bent|bled|bred|clung|dealt|fled|flung|"
-    "ground|knelt|leapt|lent|shook|slid|sought|sank|sprang|stung|swore|swept|swung|wept|wound"
-)
 # -ed words that usually describe a state, not an action, right after "I"/"we"
 _STATIVE_ED = frozenset(
     "used supposed based named called interested excited tired married engaged divorced "

@@ -16,9 +16,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memfold.llm.cues import IRREGULAR_PAST, content_sentences
+from memfold.llm.cues import content_sentences
 from memfold.llm.keys import fact_key, speaker_subject
 from memfold.models import FactExtraction, Message
+from memfold.timeexpr import IRREGULAR_PAST
 
 _JOBS = frozenset(
     "nurse doctor chef teacher lawyer engineer developer programmer designer artist writer "
