@@ -134,7 +134,18 @@ def build_memory(settings: Settings, *, stores: Stores | None = None,
         stores=stores, embedder=embedder, router=Router(backend),
         manager=ConversationManager(build_compactor(backend, fold_settings, counter), fold_settings, counter),
         retriever=retriever, context_builder=ContextBuilder(retriever, counter),
-        counter=counter, settings=settings, retention=policy_from_settings(settings.retention))
+        counter=counter, settings=settings, retention=policy_from_settings(settings.retention),
+        summarizer=build_summarizer(backend, counter))
+
+
+def build_summarizer(backend: Backend, counter: Any) -> Any:
+    """Progressive summaries of long documents: extractive offline, sentence-picking with Claude."""
+    from memfold.compaction.progressive import AnthropicProgressiveSummarizer, ProgressiveSummarizer
+
+    offline = ProgressiveSummarizer(counter=counter)
+    if getattr(backend, "name", "offline") != "anthropic":
+        return offline
+    return AnthropicProgressiveSummarizer(backend, offline)
 
 
 def build_compactor(backend: Backend, fold_settings: Any, counter: Any) -> Any:

@@ -44,6 +44,7 @@ from memfold.models import (
 
 if TYPE_CHECKING:
     from memfold.compaction.manager import ConversationManager
+    from memfold.compaction.progressive import ProgressiveSummarizer
     from memfold.config import Settings
     from memfold.embed import Embedder
     from memfold.retrieval.context import ContextBuilder
@@ -62,7 +63,8 @@ class Memory:
     def __init__(self, *, stores: Stores, embedder: Embedder, router: Router,
                  manager: ConversationManager, retriever: Retriever, context_builder: ContextBuilder,
                  counter: TokenCounter, settings: Settings,
-                 retention: RetentionPolicy | None = None) -> None:
+                 retention: RetentionPolicy | None = None,
+                 summarizer: ProgressiveSummarizer | None = None) -> None:
         from memfold.stores.retention import RetentionPolicy
 
         self.stores = stores
@@ -74,6 +76,7 @@ class Memory:
         self.counter = counter
         self.settings = settings
         self.retention = retention or RetentionPolicy()
+        self.summarizer = summarizer
         self._write_lock = threading.RLock()
         self._closed = False
 
@@ -209,6 +212,8 @@ class Memory:
             self.stores.log.append(messages)
             for message, decision in zip(messages, decisions):
                 apply_decision(self.stores, message, decision)
+                if decision.kind == "DOCUMENT":
+                    self._layer_long_document(message)
             for user_id, group in _group_by_user(messages, decisions):
                 msgs = [m for m, _ in group]
                 items = archive_items(msgs, [d for _, d in group], previous=previous[user_id])
@@ -221,6 +226,17 @@ class Memory:
                 archived += report.archived  # evicted_fact rows: indexed below with the batch
         self.retriever.archived(archived)  # after the commit: BM25 only learns committed rows
         return folds
+
+    def _layer_long_document(self, message: Message) -> None:
+        """Progressive summaries (key sentences, critical points, executive summary) of long
+        content, so that context() can spend a few dozen tokens on it when the budget is tight."""
+        from memfold.compaction.progressive import layers_as_chunks
+
+        if self.summarizer is None or not self.summarizer.needs_layers(message.text):
+            return
+        summary = self.summarizer.summarize(message.text, source_id=message.msg_id, sources=[message.msg_id])
+        self.stores.documents.add(layers_as_chunks(summary, user_id=message.user_id,
+                                                   doc_id=message.msg_id, ts=message.ts))
 
     def _last_message(self, user_id: str) -> Message | None:
         last = self.stores.log.list(user_id, newest_first=True, limit=1)

@@ -280,6 +280,9 @@ class AnthropicProgressiveSummarizer:
         self.completer = completer
         self.offline = offline or ProgressiveSummarizer()
 
+    def needs_layers(self, text: str) -> bool:
+        return self.offline.needs_layers(text)
+
     def summarize(self, text: str, *, source_id: str,
                   sources: Sequence[str] = ()) -> ProgressiveSummary:
         spans = t.split_sentences(text)
