@@ -170,8 +170,9 @@ def _require_store(store: Path) -> None:
 
 
 @contextmanager
-def _open(*, read_only: bool = False) -> Iterator[Any]:
-    """Open the store for one command; readers take no lock and never disturb a writer."""
+def _open(*, read_only: bool = False, user: str | None = None) -> Iterator[Any]:
+    """Open the store for one command; readers take no lock and never disturb a writer.
+    With ``user``, a user the store has never seen gets a warning (a typo reads as empty)."""
     settings = _settings()
     store = Path(settings.store)
     _refuse_if_held(store, reading=read_only)
@@ -185,9 +186,20 @@ def _open(*, read_only: bool = False) -> Iterator[Any]:
         exc.hint = _held_hint(exc.pid, read_only)
         raise
     try:
+        if user is not None:
+            _warn_if_unknown(memory, user)
         yield memory
     finally:
         memory.close()
+
+
+def _warn_if_unknown(memory: Any, user: str) -> None:
+    known = memory.users()
+    if user.strip() and user.strip() not in known:
+        listed = ", ".join(repr(u) for u in known[:5]) + (", ..." if len(known) > 5 else "")
+        store = escape(str(memory.settings.store))
+        err_console.print(f"warning: no data for user {escape(repr(user))} in {store} "
+                          f"(users: {escape(listed) or 'none'})", highlight=False, soft_wrap=True)
 
 
 # -- output ---------------------------------------------------------------------------
@@ -391,7 +403,7 @@ def recall(
     json_out: JsonOpt = False,
 ) -> None:
     """Recall memories for a question; the question chooses the store."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         result = memory.recall(query, user, now=parse_when(now), k=k)
     if json_out:
         _print_json(result)
@@ -416,7 +428,7 @@ def context(
     json_out: JsonOpt = False,
 ) -> None:
     """Assemble the prompt context (L3 + profile, L2 digest, recalled items, L1) under a budget."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         ctx = memory.context(query, user, budget_tokens=budget, now=parse_when(now))
     if json_out:
         _print_json(ctx)
@@ -436,7 +448,7 @@ def search(
     json_out: JsonOpt = False,
 ) -> None:
     """Raw dense search of the vector archive (no intent routing, no fusion)."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         items = memory.search(query, user, k=k)
     if json_out:
         _print_json(_dump(items))
@@ -453,7 +465,7 @@ def profile_show(user: UserOpt,
                      help="Only facts about this subject.")] = None,
                  json_out: JsonOpt = False) -> None:
     """List the current profile facts of a user."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         facts = memory.profile(user, subject)
     if json_out:
         _print_json(_dump(facts))
@@ -469,7 +481,7 @@ def profile_history(user: UserOpt,
                         help="Only this subject.")] = None,
                     json_out: JsonOpt = False) -> None:
     """Show the profile changelog: who changed what, when, from what to what, on what evidence."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         changes = memory.profile_history(user, subject, key)
     if json_out:
         _print_json(_dump(changes))
@@ -486,7 +498,7 @@ def profile_why(key: Annotated[str, typer.Argument(help="The profile key, e.g. d
                 subject: SubjectOpt = "user",
                 json_out: JsonOpt = False) -> None:
     """Explain a fact: its value, every change, and the source messages quoted."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         explanation = memory.explain(user, subject, key)
     if json_out:
         _print_json(explanation)
@@ -546,7 +558,7 @@ def events(
         raise InvalidInputError(
             f"--since ({start:%Y-%m-%d %H:%M}) is after --until ({end:%Y-%m-%d %H:%M})",
             hint="swap them")
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         rows = memory.events(user, since=start, until=end, about=about, limit=limit)
     if json_out:
         _print_json(_dump(rows))
@@ -558,7 +570,7 @@ def events(
 @app.command()
 def episodes(user: UserOpt, json_out: JsonOpt = False) -> None:
     """List the L2 episodes (folded working memory) of a user."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         rows = memory.episodes(user)
     if json_out:
         _print_json(_dump(rows))
@@ -571,7 +583,7 @@ def episodes(user: UserOpt, json_out: JsonOpt = False) -> None:
 @app.command()
 def semantic(user: UserOpt, json_out: JsonOpt = False) -> None:
     """Show the L3 semantic memory (durable facts, decisions, ruled-out approaches, patterns)."""
-    with _open(read_only=True) as memory:
+    with _open(read_only=True, user=user) as memory:
         sem = memory.semantic(user)
     if json_out:
         _print_json(sem)
@@ -741,7 +753,7 @@ def demo(store: Annotated[Optional[Path], typer.Option(
 
 @contextmanager
 def _global_options_in_env() -> Iterator[None]:
-    """run_demo builds its Memory from the MEMFOLD_* variables: pass --embedder/--backend that way."""
+    """run_demo builds its Memory from MEMFOLD_* variables: pass --embedder/--backend that way."""
     chosen = {"MEMFOLD_EMBEDDER": STATE.embedder, "MEMFOLD_BACKEND": STATE.backend}
     saved = {name: os.environ.get(name) for name in chosen}
     os.environ.update({name: value for name, value in chosen.items() if value is not None})

@@ -406,3 +406,10 @@ def test_demo_follows_the_global_options(empty_cli, tmp_path):
         assert memory.stores.log.count("maya") == 61
         assert memory.profile("maya")
     assert not empty_cli.store.exists()
+
+
+def test_an_unknown_user_reads_as_empty_with_a_warning(cli):
+    result = cli.ok("profile", "show", "--user", "anna", "--json")
+    assert json.loads(result.stdout) == []
+    assert "no data for user 'anna'" in result.stderr and "'ana'" in result.stderr
+    assert "warning" not in cli.ok("profile", "show", "--user", "ana").stderr
