@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass, field
 
 from memfold.models import Message
-from memfold.timeexpr import IRREGULAR_PAST
+from memfold.timeexpr import IRREGULAR_PAST, sentence_tense
 
 # -- shared vocabulary -------------------------------------------------------------------
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b")
 # -ed words that usually describe a state, not an action, right after "I"/"we"
 _STATIVE_ED = frozenset(
-    "used supposed based named called interested excited tired married engaged divorced "
+    "used supposed based named called interested excited tired married engaged divorced born "
     "retired scared bored worried stressed obsessed related allergic pleased surprised "
     "amazed thrilled blessed convinced exhausted overwhelmed inspired motivated determined "
     "need needed love loved like liked prefer preferred".split())
@@ -29,18 +29,28 @@ _ADVERB = (r"(?:just |finally |recently |also |actually |really |already |even |
 _PAST_ACTION = re.compile(
     r"\b(?:i|we|he|she|they|my \w+|our \w+|(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
     r"grandma|grandpa))\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
+_NAME = r"[A-Z\u00c0-\u00de][^\W\d_]+"  # a capitalised word, accents included ("Tom\u00e1s")
 _NAMED_PAST = re.compile(
-    r"\b[A-Z][a-z]+\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
+    r"\b" + _NAME + r"\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
 _PERFECT = re.compile(
     r"\b(?:i|we)(?:'ve| have| had|'d)\s+" + _ADVERB +
     r"(?:been to|been going|been working on|gone|done|seen|met|finished|started|tried|visited|"
     r"taken|made|got|gotten|bought|won|lost|signed|booked|joined|completed|adopted|moved|"
     r"been [a-z]+ing\b|[a-z]+ed\b)")
+_PASSIVE_PAST = re.compile(r"\b(?:was|were|got) (?:just |finally |already )?(?P<verb>[a-z]{3,}ed)\b")
 _PAST_PROGRESSIVE = re.compile(r"\b(?:i|we|he|she|they) (?:was|were) [a-z]+ing\b")
 # weak on their own ("I'll let you know", "I'm doing my best"); with a date they make an event
 _FUTURE_OR_ONGOING = re.compile(
     r"\b(?:i|we)(?:'ll| will| shall) (?!be |have |let |see |try |keep |think )[a-z]+|"
     r"\b(?:i'm|i am|we're|we are)(?: currently| now| still| also)? [a-z]+ing\b")
+# someone else's plan ("Biscuit will stay with Ana", "my mum is visiting next weekend")
+_THIRD_PERSON_PLAN = re.compile(
+    r"(?:^|[,;]\s*|\b(?:and|then|so)\s+)(?P<subj>(?i:my|our) [a-z]+(?: " + _NAME + r")?|"
+    + _NAME + r"(?: and " + _NAME + r")?|(?i:he|she|they))"
+    r"(?:(?:'ll| will| is going to| are going to)\s+(?:also |still |probably |finally )?"
+    r"(?!(?:be|have|is|a|an|the|so|very|really|not|always|never)\b)[a-z]+\b|"
+    r"(?: is| are|'s|'re)\s+(?:also |still |finally )?(?!(?:boring|amazing|interesting|exciting|"
+    r"annoying|confusing|relaxing|tiring|stunning|charming|missing|lacking)\b)[a-z]{2,}ing\b)")
 _DIARY_PAST = re.compile(
     r"^(?:just |finally |also )?(?:" + IRREGULAR_PAST + r"|[a-z]+ed) (?:my|a|an|the|some|our|"
     r"up|out|off|to|in|on|with|by|at)\b")
@@ -58,7 +68,9 @@ _GREETING = re.compile(
     r"no|nope|nah|cool|nice|great|awesome|wow|lol|haha+|hmm+|got it|sounds good|will do|"
     r"no worries|np|congrats|congratulations|that's (?:great|awesome|amazing|cool|wonderful|"
     r"so cool|fantastic|incredible|nice|lovely|sweet|good)|perfect|exactly|right|agreed|"
-    r"same|me too|oh|aww+|omg)\b(?:[\s!.,:;)(\-']+[\w']+){0,3}[\s!.,:;)(\-']*$")
+    r"same|me too|oh|aww+|omg|(?:really|pretty|very|quite|so|not (?:too|that|so)) (?:well|good|"
+    r"bad|great)|not bad|all good|doing (?:well|good|great|fine|ok|okay)|going (?:well|great))"
+    r"\b(?:[\s!.,:;)(\-']+[\w']+){0,3}[\s!.,:;)(\-']*$")
 # words that open a sentence without carrying anything ("Oh, I held a game last week.")
 _INTERJECTION = re.compile(
     r"^(?:(?:oh|ah|yeah|yep|yes|yup|no|nope|nah|wow|well|so|hey|hi|hello|haha+|lol|ok|okay|"
@@ -211,6 +223,11 @@ def event_cues(content: list[str], cues: Cues) -> None:
         cues.add("EVENT", 2.0, f"past action '{past[0]}'")
     if _PERFECT.search(low):
         cues.add("EVENT", 1.5, "present perfect")
+    passive = [m["verb"] for m in _PASSIVE_PAST.finditer(low) if m["verb"] not in _STATIVE_ED]
+    if passive and not past:
+        cues.add("EVENT", 1.5, f"passive past 'was {passive[0]}'")
+    if any(_FIRST_PERSON.search(s.lower()) and sentence_tense(s) == "future" for s in content):
+        cues.add("EVENT", 1.0, "scheduled ('we fly on ...', 'the course starts ...')")
     if _PAST_PROGRESSIVE.search(low):
         cues.add("EVENT", 1.5, "past progressive")
     if any(_DIARY_PAST.match(_INTERJECTION.sub("", s.lower())) for s in content):
@@ -219,3 +236,82 @@ def event_cues(content: list[str], cues: Cues) -> None:
         cues.add("EVENT", 0.75, "future or ongoing action")
     if _PLAN.search(low):
         cues.add("EVENT", 1.5, "plan or scheduled action")
+    elif any(_is_plan_subject(m["subj"]) for s in content
+             for m in _THIRD_PERSON_PLAN.finditer(_INTERJECTION.sub("", s))):
+        cues.add("EVENT", 1.5, "someone's plan ('she is visiting', 'Ana will ...')")
+
+
+# capitalised words that open a sentence without naming anyone
+_NOT_SUBJECT_NAMES = frozenset(
+    "the this that these those it there here what which who whom whose where when why how a an "
+    "he she they we i you yesterday today tomorrow tonight then also so but and or if maybe "
+    "everything nothing something someone everyone nobody anyone life things everybody "
+    "last next on in at after before during since once now well oh yes no please thanks "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december".split())
+
+
+def _is_plan_subject(subject: str) -> bool:
+    first = subject.split()[0].lower()
+    return first in ("my", "our", "he", "she", "they") or first not in _NOT_SUBJECT_NAMES
+
+
+_LEADING_TIME = re.compile(
+    r"^(?:(?:yesterday|today|tonight|tomorrow|earlier|later|this (?:morning|afternoon|evening|"
+    r"week|weekend|month|year)|(?:last|next|this past|this coming) \w+|on \w+day|in \w+|"
+    r"(?:a|one|two|three|a few|a couple of|\d+) \w+ (?:ago|later)|the other day|over the "
+    r"weekend)(?: (?:morning|afternoon|evening|night))?[,:]?\s+)+", re.IGNORECASE)
+_CLAUSE_SUBJECT = re.compile(
+    r"^(?:(?P<you>[Yy]ou(?:r)?)\b|(?P<rel_owner>[Mm]y|[Oo]ur) (?P<rel>[a-z]+)(?: (?P<rel_name>" + _NAME + r"))?|"
+    r"(?P<name>" + _NAME + r")(?P<with> and (?:I|me|" + _NAME + r"))?)\b(?!')")
+
+
+def event_subject(content: list[str], speaker: str, addressee: str | None = None) -> str:
+    """Who an event is about: the subject of its first statement.
+
+    "Yesterday Tom\u00e1s played a concert" -> "Tom\u00e1s"; "My mum is visiting" ->
+    "<speaker>'s mum"; "My sister Ana moved" -> "Ana"; "I", "we", "Ana and I" and anything
+    unclear -> the speaker; "you"/"your ..." -> ``addressee`` (when known).
+    """
+    for sentence in content[:3]:
+        clause = _LEADING_TIME.sub("", _INTERJECTION_CASED.sub("", sentence.strip()))
+        m = _CLAUSE_SUBJECT.match(clause)
+        if m is None:
+            continue
+        if m["you"]:
+            return addressee or speaker
+        if m["rel"]:
+            if m["rel"] in _OWNED_NOT_PEOPLE:
+                return speaker
+            return m["rel_name"] or f"{speaker}'s {m['rel']}"
+        if m["with"] and m["with"].split()[-1] in ("I", "me"):
+            return speaker
+        if m["name"].lower() not in _NOT_SUBJECT_NAMES:
+            return m["name"] + (m["with"] or "")
+        return speaker
+    return speaker
+
+
+_INTERJECTION_CASED = re.compile(_INTERJECTION.pattern, re.IGNORECASE)
+# "my day was long", "my flight leaves at 9": the speaker's own things, not another person
+_OWNED_NOT_PEOPLE = frozenset(
+    "day week weekend flight trip train car house flat apartment job work team company "
+    "plan plans appointment interview exam class course meeting phone laptop back knee "
+    "head leg arm birthday wedding party garden kitchen project talk presentation "
+    "thesis book paper shift".split())
+
+
+# an assistant confirming its own bookkeeping ("Saved the list.", "Noted.", "I'll remember that")
+_BOOKKEEPING = re.compile(
+    r"^(?:(?:ok(?:ay)?|sure|done|great|got it|all set|perfect|of course)[,.!:]?\s*)*"
+    r"(?:(?:i(?:'ve| have)|i'll|i will|i just)\s+)?(?:saved|noted|updated|added|stored|recorded|"
+    r"logged|remembered|deleted|removed|changed|created|made a note|taken note|noted down|"
+    r"set (?:up|a reminder)|scheduled a reminder|filed|archived|bookmarked|tagged|renamed|"
+    r"remember|keep (?:that|this|it) in mind|make a note|note (?:that|this|it)|save|update|add)\b"
+    r"|^(?:noted|done|saved|updated|got it|will do)[.!]*$", re.IGNORECASE)
+
+
+def is_bookkeeping(content: list[str], text: str) -> bool:
+    """True when an assistant turn only confirms what it stored or will remember."""
+    first = content[0] if content else text.strip()
+    return bool(_BOOKKEEPING.match(first.strip()))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memfold.llm.cues import content_sentences
-from memfold.llm.keys import fact_key, speaker_subject
+from memfold.llm.keys import fact_key, slug, speaker_subject
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -163,6 +163,7 @@ def _favorite_key(m: re.Match[str]) -> str:
 
 
 _I_AM = r"\bi(?:'m| am)\s+"
+_HAVE = r"\b(?:i|we)(?: have|'ve got| have got| own) "
 _NAME_VALUE = r"(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)"
 _RuleSpec = tuple[str, str | KeyFn, float]
 
@@ -208,12 +209,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
      r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b", "trait", 2.5),
     (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", "allergy", 3.0),
-    (r"\bi have (?:an? |one |two |three |four |\d+ )(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"))\b",
+    (_HAVE + r"(?:an? |one |two |three |four |\d+ )(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"))\b",
      "pet", 2.5),
-    (r"\bmy (?P<v>" + _PETS + r")(?:'s name is| is named| is called) [A-Z]\w+", "pet", 3.0),
-    (r"\bi have (?:an? |one )(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:named|called) [A-Z]\w+", "pet", 2.5),
     (_I_AM + r"(?:really |so |very )?(?:scared|afraid|terrified|frightened) of " + _V, "fear", 2.5),
-    (r"\bi have (?P<v>(?:an? |one |two |three |four |five |\d+ )(?:kids?|children|sons?|"
+    (r"\b(?:i|we)(?: have|'ve got| have got) (?P<v>(?:an? |one |two |three |four |five |"
+     r"\d+ )(?:kids?|children|sons?|"
      r"daughters?|brothers?|sisters?|siblings?|grandchildren|grandkids))", "family", 3.0),
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
      "relationship_status", 3.0),
@@ -261,6 +261,8 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     for m in _RELATION_RULE.finditer(sentence):
         rel, name, value = m["rel"].lower(), m["name"], clean_value(m["v"])
         found.append(Found(speaker, f"family:{rel.replace(' ', '_')}", name, 2.5))
+        if m["verb"] == "is" and value.split()[:1] and value.split()[0].lower().endswith("ing"):
+            continue  # "my brother Luca is moving to Turin": an event, not a trait
         if m["verb"] in ("is", "works as"):
             key = _i_am_a_key(m) or "fact"
         else:
@@ -285,6 +287,86 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     return found
 
 
+_NAME = r"(?P<name>[A-Z\u00c0-\u00de][^\W\d_]+)"
+_BREEDS = ("beagles?|labradors?|retrievers?|poodles?|terriers?|spaniels?|collies?|husk(?:y|ies)|"
+           "pugs?|dachshunds?|corgis?|chihuahuas?|shepherds?|greyhounds?|tabb(?:y|ies)|"
+           "goldfish|budgies?|cockatiels?|geckos?")
+_SPECIES = r"(?P<species>(?i:(?:[\w-]+ ){0,2}?(?:" + _PETS + "|" + _BREEDS + r")))"
+_PET_RULES = (
+    # "we have a dog named Biscuit, a two-year-old beagle", "I've got a cat called Miso"
+    re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own| adopted| got) (?:an? |one |a pet )?)"
+               + _SPECIES + r",? (?i:named|called) " + _NAME
+               + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|,? (?i:an?) (?P<desc>[^.,!?;:()]{3,40}))?"),
+    # "my dog Biscuit is a golden retriever", "my dog's name is Max", "our cat, Luna, ..."
+    re.compile(r"\b(?i:my|our) " + _SPECIES + r"(?i:'s name is| is named| is called|,)? "
+               + _NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
+    # "I have two cats, Miso and Tofu"
+    re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own) (?:two|three|2|3) )" + _SPECIES
+               + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
+)
+_NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
+
+
+def _singular(noun: str) -> str:
+    last = noun.lower().split()[-1]
+    for plural, single in (("puppies", "puppy"), ("bunnies", "bunny"), ("huskies", "husky"),
+                           ("tabbies", "tabby")):
+        if last == plural:
+            return single
+    return last[:-1] if last.endswith("s") and not last.endswith(("ss", "fish")) else last
+
+
+def _pet_facts(sentence: str, speaker: str) -> list[Found]:
+    """Named pets: (speaker, pet:dog, Biscuit), plus what the sentence says about the pet
+    ((Biscuit, description, two-year-old beagle)); the pet's name becomes a subject."""
+    for rule in _PET_RULES:
+        m = rule.search(sentence)
+        if m is None or m["name"] in _NOT_PET_NAMES:
+            continue
+        groups = m.groupdict()
+        second = groups.get("name2")
+        names = m["name"] + (f" and {second}" if second else "")
+        found = [Found(speaker, f"pet:{_singular(m['species'])}", names, 3.0)]
+        desc = clean_value(groups.get("desc") or "")
+        if desc and not second and not _OBJECT_PRONOUN.match(desc):
+            found.append(Found(m["name"], "description", desc, 2.5))
+        return found
+    return []
+
+
+_PREF_FREQ = r"(?P<freq>always|usually|generally|only|never|rarely|normally)"
+_PREFERENCE_RULES = (
+    # "I always want a window seat", "I usually book the early train", "I only drink decaf"
+    re.compile(r"\bi " + _PREF_FREQ + r" (?P<verb>want|need|prefer|ask for|go for|choose|pick|"
+               r"book|take|get|order|sit|request|use|drink|eat|wear|travel|fly|stay|sleep|pay)"
+               r"(?: (?:to (?:have|sit|get|book|be|take|fly|travel)|in|on|at|by|with))? " + _V,
+               re.IGNORECASE),
+    # "I never fly early in the morning", "I don't take calls after 8pm"
+    re.compile(r"\bi (?P<freq>never|don't|do not|won't|can't|cannot|refuse to) (?P<verb>fly|"
+               r"travel|drive|work|sleep|wake up|take|book|schedule|answer|do|sit|stay|go|ride|"
+               r"check|use|wear|read|share|carry) " + _V, re.IGNORECASE),
+)
+_AVOIDING = frozenset("never rarely don't do not won't can't cannot refuse to".split())
+
+
+def _preference_facts(sentence: str, speaker: str) -> list[Found]:
+    """Standing preferences: (speaker, preference:window_seat, 'window seat'); a negative one
+    keeps its negation in the value ('never fly early in the morning')."""
+    found: list[Found] = []
+    for rule in _PREFERENCE_RULES:
+        for m in rule.finditer(sentence):
+            freq, verb = m["freq"].lower(), m["verb"].lower()
+            obj = clean_value(_ARTICLE.sub("", m["v"].strip()), max_words=6, phrase=True)
+            if not obj or _OBJECT_PRONOUN.match(obj):
+                continue
+            avoid = freq in _AVOIDING or freq.split()[0] in _AVOIDING
+            wanting = verb in ("want", "need", "ask for", "go for", "choose", "pick",
+                               "request", "get", "order")
+            value = obj if wanting and not avoid else f"{m['freq']} {m['verb']} {obj}"
+            found.append(Found(speaker, f"preference:{slug(value)}", value, 2.5))
+    return found
+
+
 def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     found: list[Found] = []
     for pattern, key_fn, weight in _RULES:
@@ -305,6 +387,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if key == "trait":
                 weight -= 0.5
             found.append(Found(speaker, fact_key(key, value), value, weight, negated))
+    if not any(item.key == "diet" for item in found):  # "I never eat meat" is a diet
+        found.extend(_preference_facts(sentence, speaker))
     if not found:  # habits are the fallback for first-person statements no rule names
         found.extend(_habit_facts(sentence, speaker))
     for pattern, key in ((_NATIONALITY, "nationality"), (_CAPITAL_NAME, "name")):
@@ -314,6 +398,14 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     return found
 
 
+# "Remember that I ...", "Please note I ...", "Keep in mind I'm ...": the request frames a
+# standing fact about the speaker; the rules read what follows it
+_REMEMBER_REQUEST = re.compile(
+    r"^(?:(?:ok(?:ay)?|oh|also|and|btw|fyi|just|one more thing)[,:!]?\s+)*(?:please\s+|pls\s+)?"
+    r"(?:(?:do |please )?(?:remember|note|keep in mind|bear in mind|don't forget|make a note|"
+    r"take note|note down|write down|save)(?: (?:this|that|for (?:later|the future|next time)))?"
+    r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
+    r"fyi|heads up)(?: that)?[,:!]?\s+", re.IGNORECASE)
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
@@ -357,7 +449,9 @@ def _habit_facts(sentence: str, speaker: str) -> list[Found]:
         if not strong and verb not in _HABIT_VERBS:
             continue  # "I hear you", "I highly recommend it": present tense, not a habit
         value = clean_value(f"{verb} {m['v']}")
-        key = "hobby" if verb in _HOBBY_VERBS else "fact"
+        if (m["freq"] or "").strip().lower() == "never":  # "I never drive at night"
+            value = f"never {value}"
+        key = "hobby" if verb in _HOBBY_VERBS and not value.startswith("never") else "fact"
         out.append(Found(speaker, fact_key(key, value), value, 2.5 if strong else 2.0))
     return out
 
@@ -373,9 +467,13 @@ def extract_facts(message: Message,
     for sentence in content if content is not None else content_sentences(message.text):
         if not _FIRST_PERSON_GATE.search(sentence):
             continue  # every rule needs "I", "my" or "call me": skip the rest cheaply
+        sentence = _REMEMBER_REQUEST.sub("", sentence)
         negated = bool(_NEGATED.search(sentence) or _NOT_ANY_MORE.search(sentence))
-        for item in _relation_facts(sentence, speaker) + _rule_facts(
-                _negation_free(sentence), speaker, negated):
+        pets = _pet_facts(sentence, speaker)
+        rules = _rule_facts(_negation_free(sentence), speaker, negated)
+        if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
+            rules = [item for item in rules if not item.key.startswith("pet:")]
+        for item in pets + _relation_facts(sentence, speaker) + rules:
             slot = (item.subject, item.key)
             if slot not in best or item.weight > best[slot].weight:
                 best[slot] = item

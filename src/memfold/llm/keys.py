@@ -3,7 +3,7 @@
 Single-valued keys (``location``, ``job``, ``diet``...) hold one current value: a new value
 overwrites the old one and the store writes an ``update`` changelog row (the spec's
 "overwrite + keep a changelog"). Multi-valued keys (``likes``, ``hobby``, ``pet``,
-``allergy``...) hold many values, so each value gets its own key, ``likes:jazz``: loving
+``allergy``, ``preference``...) hold many values, so each value gets its own key, ``likes:jazz``: loving
 jazz never overwrites loving hiking, and "I don't like jazz anymore" deletes exactly
 ``likes:jazz``.
 """
@@ -20,7 +20,7 @@ SINGLE_VALUED = frozenset({
 })
 MULTI_VALUED = frozenset({
     "likes", "dislikes", "hobby", "pet", "allergy", "family", "goal", "health", "skill",
-    "possession", "trait", "plan",
+    "possession", "trait", "plan", "preference",
 })
 FALLBACK_KEY = "fact"
 
@@ -39,7 +39,7 @@ _SYNONYMS = {
     "allergies": "allergy", "pets": "pet", "spouse": "partner", "husband": "partner",
     "wife": "partner", "girlfriend": "partner", "boyfriend": "partner",
     "hobbies": "hobby", "interest": "hobby", "interests": "hobby", "activity": "hobby",
-    "preference": "likes", "preferences": "likes", "like": "likes", "favorite": "likes",
+    "preferences": "preference", "like": "likes", "favorite": "likes",
     "favourite": "likes", "loves": "likes", "dislike": "dislikes", "hates": "dislikes",
     "goals": "goal", "aspiration": "goal", "ambition": "goal",
     "children": "family", "kids": "family", "sibling": "family", "siblings": "family",

@@ -25,7 +25,15 @@ from pydantic import BaseModel
 from memfold.embed.base import Embedder
 from memfold.errors import InvalidInputError
 from memfold.llm.base import RouteContext
-from memfold.llm.cues import Cues, content_sentences, document_cues, event_cues, none_cues
+from memfold.llm.cues import (
+    Cues,
+    content_sentences,
+    document_cues,
+    event_cues,
+    event_subject,
+    is_bookkeeping,
+    none_cues,
+)
 from memfold.llm.facts import extract_facts
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
@@ -129,21 +137,27 @@ class OfflineBackend:
             # a date makes an action an event; on its own ("so tired today") it is a hint
             weight = 2.0 if cues.scores["EVENT"] > 0 else 0.75
             cues.add("EVENT", weight, f"time '{when.expression}'")
+        subject = event_subject(content, speaker_subject(message),
+                                "user" if message.role == "assistant" else None)
+        if message.role == "assistant":
+            _assistant_cues(message, content, when, subject, cues)
         scores = np.array([cues.scores[kind] for kind in KINDS], dtype=np.float32)
         if similarity is not None:
             scores = scores + self.embedding_weight * similarity
             cues.reasons.append("prototypes: " + ", ".join(
                 f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
-        return self._build(message, scores, cues.reasons, facts, when, content)
+        return self._build(message, scores, cues.reasons, facts, when, content, subject)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
                facts: list[FactExtraction], when: TimeRef | None,
-               content: list[str]) -> RouteDecision:
+               content: list[str], subject: str) -> RouteDecision:
         best = int(np.argmax(scores))
         kind = KINDS[best]
         weights = np.exp(scores - scores.max())
         confidence = float(weights[best] / weights.sum())
-        event = _event(message, when, content) if kind == "EVENT" else None
+        event = _event(message, when, content, subject) if kind == "EVENT" else None
+        if event is not None and event.occurred_at > message.ts:
+            reasons = [*reasons, f"planned: {event.occurred_at.date().isoformat()} is ahead"]
         kept = facts if kind in ("FACT", "EVENT") else []
         return RouteDecision(msg_id=message.msg_id, kind=kind, confidence=round(confidence, 4),
                              facts=kept, event=event, reasons=reasons, backend=self.name)
@@ -167,11 +181,24 @@ def _against_profile(facts: list[FactExtraction], context: RouteContext) -> list
     return out
 
 
-def _event(message: Message, when: TimeRef | None, content: list[str]) -> EventExtraction:
+def _event(message: Message, when: TimeRef | None, content: list[str],
+           subject: str) -> EventExtraction:
     """The event's text is the message's statements (questions and greetings dropped)."""
     text = " ".join(content) if content else message.text
     return EventExtraction(
-        subject=speaker_subject(message), text=text[:1000],
+        subject=subject, text=text[:1000],
         occurred_at=when.occurred_at if when else message.ts,
         granularity=when.granularity if when else "day",
         time_expression=when.expression if when else None)
+
+
+def _assistant_cues(message: Message, content: list[str], when: TimeRef | None, subject: str,
+                    cues: Cues) -> None:
+    """An assistant turn is an event only when it reports, with a time, something that
+    happened to the user or someone else ("Your package was delivered yesterday");
+    confirming its own bookkeeping ("Saved the list.", "Noted.") stores nothing."""
+    if is_bookkeeping(content, message.text):
+        cues.add("NONE", 4.0, "assistant bookkeeping confirmation")
+    if cues.scores["EVENT"] > 0 and (when is None or subject == speaker_subject(message)):
+        cues.add("EVENT", -cues.scores["EVENT"] - 1.0,
+                 "assistant: no dated event about the user or others")
