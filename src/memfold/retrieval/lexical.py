@@ -173,7 +173,7 @@ class UserIndex:
             wdocs = np.concatenate([docs, nxt[docs], prev[docs]])
             wtfs = np.concatenate([tfs, tfs, tfs])
             keep = wdocs >= 0
-            _accumulate(window, wdocs[keep], wtfs[keep], window_lengths, window_avg, n)
+            _accumulate(window, wdocs[keep], wtfs[keep], window_lengths, window_avg, n, repeats=True)
         return LexicalHits(self._top(own, k), self._top(window, k), subjects)
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
@@ -190,12 +190,16 @@ def _gather(values: np.ndarray, links: np.ndarray) -> np.ndarray:
 
 
 def _accumulate(scores: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray,
-                avg: float, n: int) -> None:
-    """Add one term's BM25 contribution; a doc may appear several times (window sums)."""
+                avg: float, n: int, *, repeats: bool = False) -> None:
+    """Add one term's BM25 contribution. With ``repeats`` a doc may appear several times
+    (a window sums its neighbours' postings); a plain posting list holds each doc once."""
     if len(docs) == 0:
         return
-    unique, inverse = np.unique(docs, return_inverse=True)
-    tf = np.bincount(inverse, weights=tfs).astype(np.float32)
+    if repeats:
+        unique, inverse = np.unique(docs, return_inverse=True)
+        tf = np.bincount(inverse, weights=tfs).astype(np.float32)
+    else:
+        unique, tf = docs, tfs
     idf = np.log1p((n - len(unique) + 0.5) / (len(unique) + 0.5))
     norm = K1 * (1 - B + B * lengths[unique] / avg)
     scores[unique] += idf * tf * (K1 + 1) / (tf + norm)
