@@ -44,7 +44,7 @@ from memfold.llm.prompts import (
     ROUTE_USER_TEMPLATE,
 )
 from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
-from memfold.timeexpr import resolve_event_time
+from memfold.timeexpr import TimeRef, find_time_expressions, resolve_event_time
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -230,9 +230,7 @@ class AnthropicBackend:
 
     @staticmethod
     def _to_event(reply: RouteReply, message: Message) -> EventExtraction:
-        resolved = (resolve_event_time(reply.time_expression, message.ts)
-                    if reply.time_expression else None) or resolve_event_time(message.text,
-                                                                                message.ts)
+        resolved = _resolve_in_message(reply.time_expression, message)
         subject = (reply.subject or "").strip() or speaker_subject(message)
         return EventExtraction(
             subject=subject, text=reply.extract.strip() or message.text,
@@ -250,3 +248,18 @@ class AnthropicBackend:
         return decision.model_copy(update={
             "reasons": [*decision.reasons, f"fallback: {why}"],
             "flags": [*decision.flags, "llm-fallback"]})
+
+
+def _resolve_in_message(expression: str | None, message: Message) -> TimeRef | None:
+    """The model's time words resolved where they stand in the message, so that the
+    sentence's tense applies ("We fly out on April 10" is the coming 10 April); words the
+    message does not contain are resolved on their own."""
+    found = find_time_expressions(message.text, message.ts)
+    if not expression:
+        return found[0] if found else None
+    wanted = expression.strip().lower()
+    for candidate in found:
+        said = candidate.expression.lower()
+        if said in wanted or wanted in said:
+            return candidate
+    return resolve_event_time(expression, message.ts) or (found[0] if found else None)

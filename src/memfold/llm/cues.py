@@ -27,7 +27,7 @@ _STATIVE_ED = frozenset(
 _ADVERB = (r"(?:just |finally |recently |also |actually |really |already |even |once |then |"
            r"all |both )?")
 _PAST_ACTION = re.compile(
-    r"\b(?:i|we|he|she|they|my \w+|our \w+|(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
+    r"\b(?:i|we|he|she|they|(?:my|our|your|his|her|their) \w+|(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
     r"grandma|grandpa))\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
 _NAME = r"[A-Z\u00c0-\u00de][^\W\d_]+"  # a capitalised word, accents included ("Tom\u00e1s")
 _NAMED_PAST = re.compile(

@@ -339,7 +339,7 @@ _PREFERENCE_RULES = (
     # "I always want a window seat", "I usually book the early train", "I only drink decaf"
     re.compile(r"\bi " + _PREF_FREQ + r" (?P<verb>want|need|prefer|ask for|go for|choose|pick|"
                r"book|take|get|order|sit|request|use|drink|eat|wear|travel|fly|stay|sleep|pay)"
-               r"(?: (?:to (?:have|sit|get|book|be|take|fly|travel)|in|on|at|by|with))? " + _V,
+               r"(?: (?P<prep>to (?:have|sit|get|book|be|take|fly|travel)|in|on|at|by|with))? " + _V,
                re.IGNORECASE),
     # "I never fly early in the morning", "I don't take calls after 8pm"
     re.compile(r"\bi (?P<freq>never|don't|do not|won't|can't|cannot|refuse to) (?P<verb>fly|"
@@ -362,7 +362,9 @@ def _preference_facts(sentence: str, speaker: str) -> list[Found]:
             avoid = freq in _AVOIDING or freq.split()[0] in _AVOIDING
             wanting = verb in ("want", "need", "ask for", "go for", "choose", "pick",
                                "request", "get", "order")
-            value = obj if wanting and not avoid else f"{m['freq']} {m['verb']} {obj}"
+            prep = m.groupdict().get("prep")
+            said = f"{m['verb']} {prep} {obj}" if prep else f"{m['verb']} {obj}"
+            value = obj if wanting and not avoid else f"{m['freq']} {said}"
             found.append(Found(speaker, f"preference:{slug(value)}", value, 2.5))
     return found
 
@@ -406,7 +408,7 @@ _REMEMBER_REQUEST = re.compile(
     r"take note|note down|write down|save)(?: (?:this|that|for (?:later|the future|next time)))?"
     r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
     r"fyi|heads up)(?: that)?[,:!]?\s+", re.IGNORECASE)
-_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we)\b", re.IGNORECASE)
+_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
     "sorry glad happy fine good great okay ok here back home sure tired excited done ready "

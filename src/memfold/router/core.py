@@ -3,6 +3,8 @@
 * ``role=tool`` / ``role=document`` content is reference content: always DOCUMENT, never
   a profile fact or an event, and flagged ``instruction-like`` when it reads like orders
   to the model (``trust.py``);
+* an assistant confirming its own bookkeeping ("Saved the list.", "Noted.") is NONE, whatever
+  the backend said;
 * only ``role=user`` messages may carry profile facts (an assistant restating "your name
   is Bob" is not evidence); an assistant FACT becomes NONE;
 * with ``grounding=True`` (the default) facts whose words are not in the message, or
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memfold.llm.base import Backend, RouteContext
+from memfold.llm.cues import content_sentences, is_bookkeeping
 from memfold.models import Message, RouteDecision
 from memfold.router.apply import fact_refusal
 from memfold.router.trust import INSTRUCTION_FLAG, assess
@@ -43,6 +46,11 @@ class Router:
             return self._as_reference(message, decision)
         if decision.kind == "DOCUMENT":  # a user-pasted web page can carry an injection too
             return self._flag_if_instruction_like(message, decision)
+        if message.role == "assistant" and decision.kind == "EVENT" and is_bookkeeping(
+                content_sentences(message.text), message.text):
+            return decision.model_copy(update={
+                "kind": "NONE", "facts": [], "event": None,
+                "reasons": [*decision.reasons, "trust: assistant bookkeeping is not an event"]})
         if message.role != "user" and (decision.facts or decision.kind == "FACT"):
             return decision.model_copy(update={
                 "kind": "NONE" if decision.kind == "FACT" else decision.kind, "facts": [],
