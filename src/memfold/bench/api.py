@@ -9,6 +9,7 @@ write results.json, results.md and a per-category PNG chart there.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,11 @@ def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *
     if budget <= 0:
         raise ConfigError(f"the token budget must be positive, got {budget}")
     options = RunOptions(ks=tuple(sorted(set(ks))), budget_tokens=budget, depth=depth)
+    metadata = run_metadata()  # at the start: the commit whose code the run imports
     results = run_benchmark(dataset, factories, options=options, counter=counter, progress=progress,
                             keep_details=details)
-    results.update(run_metadata())
+    metadata["machine"]["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
+    results.update(metadata)
     results.update(extra or {})
     if out is not None:
         results["outputs"] = {kind: str(path) for kind, path in write_outputs(results, Path(out)).items()}

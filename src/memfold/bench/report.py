@@ -28,6 +28,16 @@ def git_commit(cwd: Path | None = None) -> str | None:
     return done.stdout.strip() or None
 
 
+def uncommitted_sources(cwd: Path | None = None) -> list[str] | None:
+    """Tracked files under src/ that differ from HEAD: the run measured code not in the commit."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "src"],
+                              cwd=cwd, capture_output=True, text=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [line[3:] for line in done.stdout.splitlines() if line.strip()]
+
+
 def machine() -> dict[str, Any]:
     try:
         import psutil
@@ -38,12 +48,13 @@ def machine() -> dict[str, Any]:
     return {"cores": os.cpu_count(), "ram_gb": round(ram / 2**30, 1),
             "platform": platform.platform(), "python": sys.version.split()[0],
             # other processes share the cores: a load above the core count slows every figure
-            "load_avg_1m": round(os.getloadavg()[0], 2)}
+            "load_avg_1m": round(os.getloadavg()[0], 2)}  # when the run started
 
 
 def run_metadata() -> dict[str, Any]:
     return {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "git_commit": git_commit(Path.cwd()), "machine": machine()}
+            "git_commit": git_commit(Path.cwd()),
+            "uncommitted_sources": uncommitted_sources(Path.cwd()), "machine": machine()}
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -69,7 +80,8 @@ def markdown(results: dict[str, Any]) -> str:
              f"date {results.get('date', '?')}, commit {str(results.get('git_commit'))[:12]}, "
              f"machine {results.get('machine', {}).get('cores', '?')} cores / "
              f"{results.get('machine', {}).get('ram_gb', '?')} GB RAM, load average "
-             f"{results.get('machine', {}).get('load_avg_1m', '?')} at the end of the run.", "",
+             f"{results.get('machine', {}).get('load_avg_1m', '?')} at the start and "
+             f"{results.get('machine', {}).get('load_avg_1m_end', '?')} at the end of the run.", "",
              "Official LoCoMo evidence recall (share of a question's evidence turns among the "
              f"sources of the recalled items); budget = {budget} tokens.", "",
              "| system | " + " | ".join(f"R@{k}" for k in ks)
