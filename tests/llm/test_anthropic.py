@@ -77,6 +77,31 @@ def test_event_time_is_resolved_against_the_message_not_the_model() -> None:
     assert decision.event.subject == "Caroline" and decision.event.time_expression == "yesterday"
 
 
+@pytest.mark.parametrize(("text", "expression", "day"), [
+    ("We sail to Vigo on June 2.", "June 2", "2023-06-02"),        # planned: the coming one
+    ("We sailed to Vigo on June 2.", "June 2", "2022-06-02"),      # past: the last one
+    ("Ines arrives on Friday.", "on Friday", "2023-05-12"),
+    ("Ines arrived on Friday.", "Friday", "2023-05-05"),
+])
+def test_model_time_words_take_the_tense_of_the_message(text: str, expression: str,
+                                                        day: str) -> None:
+    api = ScriptedAPI(reply(json.dumps({"type": "EVENT", "extract": text, "subject": "Ines",
+                                        "time_expression": expression})))
+    decision = backend(api).route(message(text), RouteContext())  # sent Monday 2023-05-08
+    assert decision.event is not None
+    assert decision.event.occurred_at.date().isoformat() == day
+
+
+def test_assistant_bookkeeping_from_the_model_is_none() -> None:
+    from memfold.router import Router
+
+    api = ScriptedAPI(reply('{"type": "EVENT", "extract": "saved the list", '
+                            '"subject": "assistant", "time_expression": null}'))
+    decision = Router(backend(api)).route(
+        message("Saved the camping checklist.", role="assistant", speaker="assistant"))
+    assert decision.kind == "NONE" and decision.event is None
+
+
 def test_invalid_json_is_retried_once() -> None:
     api = ScriptedAPI(reply("I think this is a fact."),
                       reply('{"type": "NONE", "extract": ""}'))
