@@ -164,18 +164,21 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(row))
         return
     sizes = [int(part) for part in args.sizes.split(",") if part.strip()]
-    rows = []
+    results = {"suite": "perf", "embedder": args.embedder, "backend": args.backend, "k": args.k,
+               "batch": args.batch, **run_metadata(), "sizes": []}
     for size in sizes:
         print(f"size {size}: running ...", file=sys.stderr, flush=True)
-        rows.append(run_child(size, args))
-        print(f"  {json.dumps(rows[-1])}", file=sys.stderr, flush=True)
-    results = {"suite": "perf", "embedder": args.embedder, "backend": args.backend, "k": args.k,
-               "batch": args.batch, **run_metadata(), "sizes": rows}
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_json(args.out / "perf.json", results)
-    (args.out / "perf.md").write_text(markdown(results), encoding="utf-8")
-    plot(results, args.out / "perf_scaling.png")
+        results["sizes"].append(run_child(size, args))
+        print(f"  {json.dumps(results['sizes'][-1])}", file=sys.stderr, flush=True)
+        write_outputs(results, args.out)  # after every size: a long run keeps what it measured
     print(markdown(results))
+
+
+def write_outputs(results: dict[str, Any], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "perf.json", results)
+    (out / "perf.md").write_text(markdown(results), encoding="utf-8")
+    plot(results, out / "perf_scaling.png")
 
 
 if __name__ == "__main__":
