@@ -48,8 +48,9 @@ def archive_items(messages: Sequence[Message], decisions: Sequence[RouteDecision
     """The archive rows for one user's batch, in message order.
 
     ``decisions`` are aligned with ``messages`` (one per message, same msg_id).
-    ``previous`` is the user's last stored message before the batch; it is only checked
-    (same user, not newer than the batch) because windows are derived at index time.
+    ``previous`` is the user's last stored message before the batch; it is only checked to
+    belong to the same user, because the window key is derived when BM25 is built (from
+    the order of the rows), so no earlier row has to be rewritten when a turn arrives.
     """
     if len(messages) != len(decisions):
         raise InvalidInputError(f"{len(messages)} messages but {len(decisions)} route decisions")
