@@ -394,7 +394,9 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (_rx(_COUNT_RE + r" " + _UNIT_RE + r" (?:ago|back|earlier)"), _h_ago),
     (_rx(r"(?P<which>this past|this coming|last|past|previous|this|next) "
          r"(?P<unit>weekend|week|month|year)"), _h_relative_unit),
-    (_rx(r"(?:(?P<which>last|this|next|on|this past|this coming) )?" + _WEEKDAY_RE), _h_weekday),
+    # "on Thursday evenings" is a routine, not a date
+    (_rx(r"(?:(?P<which>last|this|next|on|this past|this coming) )?" + _WEEKDAY_RE
+         + r"(?! (?:mornings|afternoons|evenings|nights))"), _h_weekday),
     (_rx(r"(?:(?P<which>last|next|this) |(?P<prep>in|during|since|before|after|until|by|"
          r"early|late|mid) |mid-)" + _MONTH_RE + r"(?!\.?,? \d)"), _h_month),
     (_rx(r"(?:in|during|since|before|after|until|of|back in) " + _YEAR_RE), _h_year),

@@ -179,3 +179,22 @@ def test_assistant_events_need_a_dated_world_event(router: Router, msg: MessageF
     assert decision.kind == kind, decision.reasons
     if kind == "EVENT":
         assert decision.event is not None and decision.event.subject != "assistant"
+
+
+@pytest.mark.parametrize(("text", "subject"), [
+    ("Great news: I passed the bar exam yesterday.", "Rosa"),
+    ("Update: my nephew Teo started school on Monday.", "Teo"),
+    ("Oh, and Marta and I painted the fence yesterday.", "Rosa"),
+    ("Yesterday we drove to the coast.", "Rosa"),
+])
+def test_event_subject_skips_labels_and_counts_the_speaker(router: Router, msg: MessageFactory,
+                                                           text: str, subject: str) -> None:
+    decision = route(router, msg, text)
+    assert decision.kind == "EVENT" and decision.event is not None
+    assert decision.event.subject == subject
+
+
+def test_a_stated_preference_has_a_preference_key(router: Router, msg: MessageFactory) -> None:
+    decision = route(router, msg, "I prefer aisle seats on long flights.")
+    assert decision.kind == "FACT"
+    assert any(f.key.startswith("preference:aisle_seats") for f in decision.facts)

@@ -241,3 +241,7 @@ def test_plans_never_point_before_the_reference_day(ref: datetime, when: str,
     if resolved is None:  # 29 February with no leap year within a year of ref
         return
     assert resolved.end > ref
+
+
+def test_a_weekly_routine_is_not_a_date() -> None:
+    assert resolve_event_time("The choir rehearses on Tuesday evenings.", TUE) is None

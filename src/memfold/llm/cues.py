@@ -261,6 +261,7 @@ _LEADING_TIME = re.compile(
     r"week|weekend|month|year)|(?:last|next|this past|this coming) \w+|on \w+day|in \w+|"
     r"(?:a|one|two|three|a few|a couple of|\d+) \w+ (?:ago|later)|the other day|over the "
     r"weekend)(?: (?:morning|afternoon|evening|night))?[,:]?\s+)+", re.IGNORECASE)
+_LABEL = re.compile(r"^[\w' ]{1,25}:\s+")  # "Big news: I moved ...", "Update: ..."
 _CLAUSE_SUBJECT = re.compile(
     r"^(?:(?P<you>[Yy]ou(?:r)?)\b|(?P<rel_owner>[Mm]y|[Oo]ur) (?P<rel>[a-z]+)(?: (?P<rel_name>" + _NAME + r"))?|"
     r"(?P<name>" + _NAME + r")(?P<with> and (?:I|me|" + _NAME + r"))?)\b(?!')")
@@ -274,7 +275,8 @@ def event_subject(content: list[str], speaker: str, addressee: str | None = None
     unclear -> the speaker; "you"/"your ..." -> ``addressee`` (when known).
     """
     for sentence in content[:3]:
-        clause = _LEADING_TIME.sub("", _INTERJECTION_CASED.sub("", sentence.strip()))
+        clause = _INTERJECTION_CASED.sub("", _LABEL.sub("", sentence.strip()))
+        clause = _LEADING_TIME.sub("", clause)
         m = _CLAUSE_SUBJECT.match(clause)
         if m is None:
             continue

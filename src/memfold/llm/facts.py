@@ -70,7 +70,7 @@ _STOP_CLAUSE = re.compile(
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha)"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
-_PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal"})
+_PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _OBJECT_PRONOUN = re.compile(
     r"^(?:it|that|this|those|these|you|them|him|her|how|what|when|the idea|your|yours|hearing|"
     r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
@@ -230,7 +230,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"don't enjoy) " + _V, "dislikes", 2.5),
     (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are|has to be) " + _V,
      _favorite_key, 3.0),
-    (r"\bi (?:usually |always |generally )?prefer " + _V, "likes", 2.5),
+    (r"\bi (?:usually |always |generally )?prefer " + _V, "preference", 2.5),
     (r"\bmy hobb(?:y is|ies are|ies include) " + _V, "hobby", 3.0),
     (r"\bi (?:play|practi[cs]e) (?P<v>(?:the )?(?:guitar|piano|violin|drums|cello|flute|"
      r"saxophone|tennis|soccer|football|chess|basketball|volleyball|golf|hockey|baseball|yoga|"
