@@ -89,3 +89,10 @@ def test_misaligned_decisions_and_mixed_users_are_rejected() -> None:
     [other] = make_messages("bo", ["c"])
     with pytest.raises(InvalidInputError):
         archive_items(messages, _none(messages), previous=other)
+
+
+def test_extraction_rows_can_be_turned_off() -> None:
+    [message] = make_messages("ana", ["I moved to Austin"])
+    decision = RouteDecision(msg_id="m0", kind="FACT", facts=[FactExtraction(key="home_city", value="Austin")])
+    assert [i.kind for i in archive_items([message], [decision], extractions=False)] == ["message"]
+    assert [i.kind for i in archive_items([message], [decision])] == ["message", "fact"]

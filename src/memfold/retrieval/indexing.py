@@ -44,10 +44,13 @@ def item_id(user_id: str, kind: str, msg_id: str, position: int = 0) -> str:
 
 
 def archive_items(messages: Sequence[Message], decisions: Sequence[RouteDecision], *,
-                  previous: Message | None = None) -> list[ArchiveItem]:
+                  previous: Message | None = None, extractions: bool = True) -> list[ArchiveItem]:
     """The archive rows for one user's batch, in message order.
 
     ``decisions`` are aligned with ``messages`` (one per message, same msg_id).
+    ``extractions=False`` archives raw rows only: each extraction row costs one more
+    embedding at ingest (LoCoMo-dev with the offline router: 0.47 per message), and the
+    fact/event stay findable in the profile and event log.
     ``previous`` is the user's last stored message before the batch; it is only checked to
     belong to the same user, because the window key is derived when BM25 is built (from
     the order of the rows), so no earlier row has to be rewritten when a turn arrives.
@@ -60,7 +63,8 @@ def archive_items(messages: Sequence[Message], decisions: Sequence[RouteDecision
         if decision.msg_id != message.msg_id:
             raise InvalidInputError(f"decision for {decision.msg_id!r} paired with message {message.msg_id!r}")
         items.extend(raw_items(message, decision))
-        items.extend(extraction_items(message, decision))
+        if extractions:
+            items.extend(extraction_items(message, decision))
     return items
 
 
