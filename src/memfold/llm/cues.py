@@ -37,7 +37,18 @@ _PERFECT = re.compile(
     r"(?:been to|been going|been working on|gone|done|seen|met|finished|started|tried|visited|"
     r"taken|made|got|gotten|bought|won|lost|signed|booked|joined|completed|adopted|moved|"
     r"been [a-z]+ing\b|[a-z]+ed\b)")
-_PASSIVE_PAST = re.compile(r"\b(?:was|were|got) (?:just |finally |already )?(?P<verb>[a-z]{3,}ed)\b")
+# "your parcel was delivered", "our flight got cancelled": something happened to someone's thing
+_PASSIVE_PAST = re.compile(
+    r"\b(?:my|our|your|his|her|their) \w+(?: \w+)? (?:was|were|got) (?:just |finally |already )?"
+    r"(?P<verb>[a-z]{3,}ed)\b")
+_PERSONAL_CLAUSE = re.compile(r"(?<![-\w])(?:i|we)(?:'m|'re|'ll| am| are| will)?\s+[a-z]{2,}")
+
+
+def is_personal_plan(content: list[str]) -> bool:
+    """'We fly to Oslo on May 2', 'I leave on Friday': a first-person sentence in the
+    future or the timetable present (the caller checks that its date lies ahead)."""
+    return any(_PERSONAL_CLAUSE.search(s.lower()) and sentence_tense(s) == "future"
+               for s in content)
 _PAST_PROGRESSIVE = re.compile(r"\b(?:i|we|he|she|they) (?:was|were) [a-z]+ing\b")
 # weak on their own ("I'll let you know", "I'm doing my best"); with a date they make an event
 _FUTURE_OR_ONGOING = re.compile(
@@ -226,8 +237,6 @@ def event_cues(content: list[str], cues: Cues) -> None:
     passive = [m["verb"] for m in _PASSIVE_PAST.finditer(low) if m["verb"] not in _STATIVE_ED]
     if passive and not past:
         cues.add("EVENT", 1.5, f"passive past 'was {passive[0]}'")
-    if any(_FIRST_PERSON.search(s.lower()) and sentence_tense(s) == "future" for s in content):
-        cues.add("EVENT", 1.0, "scheduled ('we fly on ...', 'the course starts ...')")
     if _PAST_PROGRESSIVE.search(low):
         cues.add("EVENT", 1.5, "past progressive")
     if any(_DIARY_PAST.match(_INTERJECTION.sub("", s.lower())) for s in content):

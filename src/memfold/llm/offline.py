@@ -32,6 +32,7 @@ from memfold.llm.cues import (
     event_cues,
     event_subject,
     is_bookkeeping,
+    is_personal_plan,
     none_cues,
 )
 from memfold.llm.facts import extract_facts
@@ -133,6 +134,8 @@ class OfflineBackend:
         # dates are read from statements only: "How was your trip last month?" dates nothing
         when = None if is_reference or not content else resolve_event_time(" ".join(content),
                                                                              message.ts)
+        if when is not None and when.end > message.ts and is_personal_plan(content):
+            cues.add("EVENT", 1.0, f"planned for '{when.expression}'")
         if when is not None and content:
             # a date makes an action an event; on its own ("so tired today") it is a hint
             weight = 2.0 if cues.scores["EVENT"] > 0 else 0.75
