@@ -75,8 +75,8 @@ def decide(messages: list[Message], use_router: bool, embedder: CachedEmbedder) 
 
 
 def ingest(stores: Stores, retriever: Retriever, embedder: CachedEmbedder, messages: list[Message],
-           decisions: list[RouteDecision]) -> int:
-    items = archive_items(messages, decisions, previous=None)
+           decisions: list[RouteDecision], extractions: bool = True) -> int:
+    items = archive_items(messages, decisions, previous=None, extractions=extractions)
     stores.log.append(messages)
     if any(d.kind != "NONE" for d in decisions):
         from memfold.router import apply_decision
@@ -91,7 +91,7 @@ def ingest(stores: Stores, retriever: Retriever, embedder: CachedEmbedder, messa
 
 
 def evaluate(path: str, *, use_router: bool, cache: Path, settings: RecallSettings,
-             budget: int) -> dict[str, object]:
+             budget: int, extractions: bool = True) -> dict[str, object]:
     dataset = load_locomo(path)
     embedder = CachedEmbedder(MiniLMEmbedder(), cache)
     counter = default_counter()
@@ -102,7 +102,7 @@ def evaluate(path: str, *, use_router: bool, cache: Path, settings: RecallSettin
         stores = Stores.in_memory()
         retriever = Retriever(stores, embedder, settings=settings)
         decisions = decide(conversation.messages, use_router, embedder)
-        rows += ingest(stores, retriever, embedder, conversation.messages, decisions)
+        rows += ingest(stores, retriever, embedder, conversation.messages, decisions, extractions)
         for question in conversation.questions:
             started = time.perf_counter()
             result = retriever.recall(question.question, question.user_id, now=question.now, k=50)
@@ -114,7 +114,7 @@ def evaluate(path: str, *, use_router: bool, cache: Path, settings: RecallSettin
                 scores[f"{name}|{question.category}"].append(value)
     embedder.save()
     summary = {name: round(float(np.mean(values)), 4) for name, values in sorted(scores.items())}
-    return {"dataset": path, "router": use_router, "archive_rows": rows, "questions": len(scores["R@10"]),
+    return {"dataset": path, "router": use_router, "extraction_rows": extractions, "archive_rows": rows, "questions": len(scores["R@10"]),
             "settings": settings.model_dump(), "recall": summary,
             "latency_ms_p50": round(float(np.percentile(latencies, 50)), 2),
             "latency_ms_p95": round(float(np.percentile(latencies, 95)), 2)}
@@ -123,7 +123,8 @@ def evaluate(path: str, *, use_router: bool, cache: Path, settings: RecallSettin
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
-    parser.add_argument("--router", action="store_true", help="index router extractions too")
+    parser.add_argument("--router", action="store_true", help="route messages (offline backend) and apply them")
+    parser.add_argument("--no-extractions", action="store_true", help="archive raw rows only")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/memfold-retrieval-embeddings.npz"))
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--set", action="append", default=[], help="RecallSettings override, name=value")
@@ -131,7 +132,8 @@ def main() -> None:
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
     settings = RecallSettings(**overrides)
-    report = evaluate(args.path, use_router=args.router, cache=args.cache, settings=settings, budget=args.budget)
+    report = evaluate(args.path, use_router=args.router, cache=args.cache, settings=settings, budget=args.budget,
+                      extractions=not args.no_extractions)
     recall = report["recall"]
     assert isinstance(recall, dict)
     for name in sorted(k for k in recall if "|" not in k):
