@@ -67,7 +67,7 @@ COMMAND = get_command(app)
 
 
 class CachedRunner(CliRunner):
-    """typer's CliRunner rebuilds the click command tree on every invoke (0.3-0.6 s here); build it once."""
+    """typer's CliRunner rebuilds the click tree on every invoke (0.3-0.6 s here): build it once."""
 
     def invoke(self, *args, **kwargs):
         built, typer.testing._get_command = typer.testing._get_command, lambda _app: COMMAND

@@ -56,7 +56,8 @@ def test_ingest_reports_bad_line_numbers_and_keeps_the_good_lines(empty_cli, tmp
     assert all(r["error"].startswith(f"line {r['position']}:") for r in report["rejected"])
     assert report["rejected"][2]["field"] == "ts" and report["rejected"][3]["field"] == "ts"
     with empty_cli.memory() as memory:
-        assert sorted(m.msg_id for m in memory.stores.log.list("ana")) == sorted(g["msg_id"] for g in good)
+        stored = sorted(m.msg_id for m in memory.stores.log.list("ana"))
+    assert stored == sorted(g["msg_id"] for g in good)
 
 
 def test_ingest_of_a_file_with_no_good_line_fails(empty_cli, tmp_path):
@@ -103,8 +104,8 @@ def test_route_stores_nothing_and_matches_the_api(cli):
     text = "I live in Madrid now."
     decision = cli.json("route", text, "--user", "ana", "--ts", NOW)
     with cli.memory() as memory:
-        expected = memory.route({"msg_id": "cli-route", "user_id": "ana", "speaker": "user", "role": "user",
-                                 "text": text, "ts": datetime.fromisoformat(NOW)})
+        expected = memory.route({"msg_id": "cli-route", "user_id": "ana", "speaker": "user",
+                                 "role": "user", "text": text, "ts": datetime.fromisoformat(NOW)})
         assert memory.stores.log.count("ana") == len(ANA)
     assert decision["kind"] == expected.kind == "FACT"
     assert decision["facts"] == [f.model_dump(mode="json") for f in expected.facts]
@@ -118,7 +119,8 @@ def test_route_without_a_store_works_and_creates_none(empty_cli):
 def test_recall_json_matches_the_api(cli):
     got = cli.json("recall", "Where does Ana live?", "--user", "ana", "--now", NOW, "-k", "5")
     with cli.memory() as memory:
-        expected = memory.recall("Where does Ana live?", "ana", now=datetime.fromisoformat(NOW), k=5)
+        expected = memory.recall("Where does Ana live?", "ana", now=datetime.fromisoformat(NOW),
+                                 k=5)
     assert got["items"] == [i.model_dump(mode="json") for i in expected.items]
     assert got["items"] and all(s.startswith("a") for i in got["items"] for s in i["sources"])
 
@@ -129,7 +131,8 @@ def test_recall_table(cli):
 
 
 def test_context_json_matches_the_api(cli):
-    got = cli.json("context", "What does Ana eat?", "--user", "ana", "--budget", "300", "--now", NOW)
+    got = cli.json("context", "What does Ana eat?", "--user", "ana", "--budget", "300",
+                   "--now", NOW)
     with cli.memory() as memory:
         expected = memory.context("What does Ana eat?", "ana", budget_tokens=300,
                                   now=datetime.fromisoformat(NOW))
@@ -138,10 +141,11 @@ def test_context_json_matches_the_api(cli):
 
 
 def test_search_json_matches_the_api(cli):
-    got = cli.json("search", "dog", "--user", "ben", "-k", "50")  # every item: ties may come in any order
+    got = cli.json("search", "dog", "--user", "ben", "-k", "50")  # all: ties come in any order
     with cli.memory() as memory:
         expected = memory.search("dog", "ben", k=50)
-    assert sorted(got, key=_by_id) == sorted([i.model_dump(mode="json") for i in expected], key=_by_id)
+    assert sorted(got, key=_by_id) == sorted([i.model_dump(mode="json") for i in expected],
+                                             key=_by_id)
     assert any("Pixel" in i["text"] for i in got)
     assert all(s.startswith("b") for i in got for s in i["sources"])
 
@@ -163,17 +167,20 @@ def test_profile_show_history_why_match_the_api(cli):
         why = cli.json("profile", "why", first.key, "--user", "ana", "--subject", first.subject)
         assert why == memory.explain("ana", first.subject, first.key).model_dump(mode="json")
     assert facts and why["evidence"]
-    assert "=" in cli.ok("profile", "why", first.key, "--user", "ana", "--subject", first.subject).stdout
+    why_text = cli.ok("profile", "why", first.key, "--user", "ana", "--subject", first.subject)
+    assert "=" in why_text.stdout
 
 
 def test_profile_set_then_delete_through_the_api(cli):
-    change = cli.json("profile", "set", "favourite_colour", "green", "--user", "ana", "--source", "a1")
+    change = cli.json("profile", "set", "favourite_colour", "green", "--user", "ana",
+                      "--source", "a1")
     assert change["new_value"] == "green"
     with cli.memory() as memory:
         fact = {(f.subject, f.key): f for f in memory.profile("ana")}[("user", "favourite_colour")]
         assert (fact.value, fact.sources) == ("green", ["a1"])
         assert not any(f.key == "favourite_colour" for f in memory.profile("ben"))
-    assert "unchanged" in cli.ok("profile", "set", "favourite_colour", "green", "-u", "ana", "-s", "a1").stdout
+    again = cli.ok("profile", "set", "favourite_colour", "green", "-u", "ana", "-s", "a1")
+    assert "unchanged" in again.stdout
     assert "deleted" in cli.ok("profile", "delete", "favourite_colour", "--user", "ana").stdout
     with cli.memory() as memory:
         assert not any(f.key == "favourite_colour" for f in memory.profile("ana"))
@@ -182,7 +189,8 @@ def test_profile_set_then_delete_through_the_api(cli):
 
 
 def test_profile_set_needs_stored_evidence(cli):
-    line = assert_clean_failure(cli("profile", "set", "city", "Paris", "--user", "ana", "--source", "b1"))
+    line = assert_clean_failure(cli("profile", "set", "city", "Paris", "--user", "ana",
+                                    "--source", "b1"))
     assert "b1" in line
     assert_clean_failure(cli("profile", "set", "city", "Paris", "--user", "ana"), code=2)
     with cli.memory() as memory:
@@ -197,7 +205,8 @@ def test_events_json_matches_the_api_with_every_filter(cli):
         everything = memory.events("ana")
         assert len(everything) >= 2
         middle = everything[1].occurred_at
-        assert cli.json("events", "--user", "ana") == [e.model_dump(mode="json") for e in everything]
+        assert cli.json("events", "--user", "ana") == [e.model_dump(mode="json")
+                                                       for e in everything]
         since = cli.json("events", "--user", "ana", "--since", middle.isoformat())
         assert since == [e.model_dump(mode="json") for e in memory.events("ana", since=middle)]
         until = cli.json("events", "--user", "ana", "--until", middle.isoformat())
@@ -217,13 +226,15 @@ def test_events_until_a_date_includes_that_day(cli):
 
 
 def test_events_relative_dates_are_accepted(cli):
-    assert cli.json("events", "--user", "ana", "--since", "7d") == []  # the seeded events are months old
+    assert cli.json("events", "--user", "ana", "--since", "7d") == []  # seeded events are old
     assert cli.json("events", "--user", "ana", "--since", "last week") == []
-    assert len(cli.json("events", "--user", "ana", "--since", "5000d")) == len(cli.json("events", "-u", "ana"))
+    every = cli.json("events", "-u", "ana")
+    assert len(cli.json("events", "--user", "ana", "--since", "5000d")) == len(every)
 
 
 def test_events_bad_dates_fail_cleanly(cli):
-    assert "cannot read" in assert_clean_failure(cli("events", "--user", "ana", "--since", "banana"))
+    line = assert_clean_failure(cli("events", "--user", "ana", "--since", "banana"))
+    assert "cannot read" in line
     assert "swap" in assert_clean_failure(cli("events", "-u", "ana", "--since", "2026-03-05",
                                               "--until", "2026-03-01"))
 
@@ -233,8 +244,10 @@ def test_fold_episodes_semantic(cli):
     with cli.memory() as memory:
         stored = memory.fold_state("ana")
         assert state == stored.model_dump(mode="json")
-        assert cli.json("episodes", "--user", "ana") == [e.model_dump(mode="json") for e in memory.episodes("ana")]
-        assert cli.json("semantic", "--user", "ana") == memory.semantic("ana").model_dump(mode="json")
+        episodes = [e.model_dump(mode="json") for e in memory.episodes("ana")]
+        assert cli.json("episodes", "--user", "ana") == episodes
+        semantic = memory.semantic("ana").model_dump(mode="json")
+        assert cli.json("semantic", "--user", "ana") == semantic
     assert stored.episodes and stored.folds >= 1
     assert "Episodes of ana" in cli.ok("episodes", "--user", "ana").stdout
     assert "Semantic memory of ana" in cli.ok("semantic", "--user", "ana").stdout
@@ -262,7 +275,8 @@ def test_sql_reads_and_matches_the_api(cli):
 
 
 @pytest.mark.parametrize("query", ["DELETE FROM messages", "CREATE TABLE t (x INT)",
-                                   "SELECT * FROM read_csv('/etc/passwd')", "SET lock_configuration = false",
+                                   "SELECT * FROM read_csv('/etc/passwd')",
+                                   "SET lock_configuration = false",
                                    "ATTACH ':memory:' AS other", "SELEC 1"])
 def test_sql_refuses_writes_and_file_access(cli, query):
     assert "error: SQL error" in assert_clean_failure(cli("sql", query))
@@ -372,7 +386,8 @@ def test_parse_when():
     assert parse_when("12h", now=now) == now - timedelta(hours=12)
     assert parse_when("2026-03-01", now=now) == datetime(2026, 3, 1, tzinfo=timezone.utc)
     assert parse_when("2026-03-01", now=now, end=True) == datetime(2026, 3, 2, tzinfo=timezone.utc)
-    assert parse_when("2026-03-01T10:00:00Z", now=now, end=True) == datetime(2026, 3, 1, 10, tzinfo=timezone.utc)
+    ten = datetime(2026, 3, 1, 10, tzinfo=timezone.utc)
+    assert parse_when("2026-03-01T10:00:00Z", now=now, end=True) == ten
     assert parse_when("last week", now=now) == datetime(2026, 3, 9, tzinfo=timezone.utc)
     assert parse_when("last week", now=now, end=True) == datetime(2026, 3, 16, tzinfo=timezone.utc)
     assert parse_when(None) is None

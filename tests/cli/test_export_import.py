@@ -21,8 +21,9 @@ from .conftest import T0, Cli, write_jsonl
 
 USERS = ["ana", "ben", "zoë", "user 3"]
 SENTENCES = [
-    "I live in {w}.", "My favourite food is {w}.", "Yesterday I visited {w}.", "Last week I started learning {w}.",
-    "I work as a {w}.", "What is {w}?", "Remind me to call {w} tomorrow.", "My sister {w} is a doctor.",
+    "I live in {w}.", "My favourite food is {w}.", "Yesterday I visited {w}.",
+    "Last week I started learning {w}.", "I work as a {w}.", "What is {w}?",
+    "Remind me to call {w} tomorrow.", "My sister {w} is a doctor.",
     "{w}", "I'm allergic to {w}.",
 ]
 words = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20)
@@ -38,7 +39,8 @@ def transcripts(draw) -> list[dict]:
         user = draw(st.sampled_from(USERS))
         hours = draw(st.integers(min_value=0, max_value=24 * 30))  # equal timestamps happen
         messages.append({"msg_id": f"m{number}", "user_id": user, "session_id": f"s{hours // 48}",
-                         "speaker": user, "role": draw(st.sampled_from(["user", "assistant", "tool"])),
+                         "speaker": user,
+                         "role": draw(st.sampled_from(["user", "assistant", "tool"])),
                          "text": draw(texts), "ts": (T0 + timedelta(hours=hours)).isoformat()})
     return messages
 

@@ -22,31 +22,35 @@ from .conftest import ANA, Cli, assert_clean_failure
 CANARY_TEXT = "canary-4f1c9e-secret-never-print-me"
 
 SQL_INJECTION = [
-    "' OR '1'='1", "' OR 1=1 --", "\" OR \"\"=\"", "'; DROP TABLE messages; --", "1; DELETE FROM profile",
-    "ana' --", "ana'/*", "*/ OR 1=1 /*", "' UNION SELECT * FROM messages --",
-    "' UNION SELECT msg_id, text FROM messages WHERE '1'='1", "ana'); DROP TABLE events;--",
-    "%", "_", "ana%", "\\", "\\'", "''", "';", "--", "/* comment */", "#", "NULL", "null",
-    "' AND (SELECT count(*) FROM messages) > 0 --", "1' ORDER BY 1--", "ana\"; SELECT 1; --",
-    "'||(SELECT text FROM messages LIMIT 1)||'", "$1", "?", ":user_id",
+    "' OR '1'='1", "' OR 1=1 --", "\" OR \"\"=\"", "'; DROP TABLE messages; --",
+    "1; DELETE FROM profile", "ana' --", "ana'/*", "*/ OR 1=1 /*",
+    "' UNION SELECT * FROM messages --", "' UNION SELECT msg_id, text FROM messages WHERE '1'='1",
+    "ana'); DROP TABLE events;--", "%", "_", "ana%", "\\", "\\'", "''", "';", "--", "/* comment */",
+    "#", "NULL", "null", "' AND (SELECT count(*) FROM messages) > 0 --", "1' ORDER BY 1--",
+    "ana\"; SELECT 1; --", "'||(SELECT text FROM messages LIMIT 1)||'", "$1", "?", ":user_id",
 ]
 DUCKDB_FEATURES = [
     "read_csv('{canary}')", "' || (SELECT * FROM read_text('{canary}')) || '",
-    "SELECT * FROM read_text('{canary}')", "SELECT * FROM '{canary}'", "SELECT * FROM read_csv_auto('canary.txt')",
-    "SELECT * FROM read_json_auto('{canary}')", "SELECT * FROM glob('*')", "SELECT * FROM read_parquet('../*.parquet')",
-    "ATTACH '{outside}/evil.duckdb' AS evil", "ATTACH ':memory:' AS m; CREATE TABLE m.t AS SELECT 1",
-    "COPY messages TO '{outside}/dump.csv'", "COPY (SELECT 1) TO 'relative.csv'", "EXPORT DATABASE '{outside}/exp'",
+    "SELECT * FROM read_text('{canary}')", "SELECT * FROM '{canary}'",
+    "SELECT * FROM read_csv_auto('canary.txt')", "SELECT * FROM read_json_auto('{canary}')",
+    "SELECT * FROM glob('*')", "SELECT * FROM read_parquet('../*.parquet')",
+    "ATTACH '{outside}/evil.duckdb' AS evil",
+    "ATTACH ':memory:' AS m; CREATE TABLE m.t AS SELECT 1", "COPY messages TO '{outside}/dump.csv'",
+    "COPY (SELECT 1) TO 'relative.csv'", "EXPORT DATABASE '{outside}/exp'",
     "IMPORT DATABASE '{outside}'", "PRAGMA database_list", "PRAGMA enable_profiling='json'",
-    "SET enable_external_access = true", "SET lock_configuration = false", "RESET lock_configuration",
-    "SET profiling_output = '{outside}/profile.json'", "INSTALL httpfs", "LOAD httpfs", "FORCE INSTALL sqlite",
-    "CREATE TABLE pwn AS SELECT 1", "INSERT INTO profile SELECT * FROM profile", "UPDATE profile SET value = 'x'",
+    "SET enable_external_access = true", "SET lock_configuration = false",
+    "RESET lock_configuration", "SET profiling_output = '{outside}/profile.json'", "INSTALL httpfs",
+    "LOAD httpfs", "FORCE INSTALL sqlite", "CREATE TABLE pwn AS SELECT 1",
+    "INSERT INTO profile SELECT * FROM profile", "UPDATE profile SET value = 'x'",
     "DELETE FROM messages", "DROP TABLE messages", "CHECKPOINT", "VACUUM", "CALL duckdb_settings()",
     "SELECT 1; COPY messages TO '{outside}/two.csv'", "CREATE MACRO m() AS 1",
 ]
 PATHS_AND_UNICODE = [
-    "../../etc/passwd", "../canary.txt", "canary.txt", "..\\..\\windows\\win.ini", "/etc/passwd", "{canary}",
-    "file:///etc/passwd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "ʼ OR ʼ1ʼ=ʼ1", "＇ OR ＇1＇=＇1", "ǘñíçødé 🧠",
-    "\u202e' OR 1=1", "a\u0000b", "a\nb'; DROP TABLE messages; --", "\t", "${HOME}", "$(touch pwned)",
-    "`touch pwned`", "{{7*7}}", "%s%s%s%n", "last week'; DROP TABLE events; --", "x" * 5000,
+    "../../etc/passwd", "../canary.txt", "canary.txt", "..\\..\\windows\\win.ini", "/etc/passwd",
+    "{canary}", "file:///etc/passwd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "ʼ OR ʼ1ʼ=ʼ1",
+    "＇ OR ＇1＇=＇1", "ǘñíçødé 🧠", "\u202e' OR 1=1", "a\u0000b", "a\nb'; DROP TABLE messages; --",
+    "\t", "${HOME}", "$(touch pwned)", "`touch pwned`", "{{7*7}}", "%s%s%s%n",
+    "last week'; DROP TABLE events; --", "x" * 5000,
 ]
 RAW_PAYLOADS = SQL_INJECTION + DUCKDB_FEATURES + PATHS_AND_UNICODE
 SAMPLE = ["' OR '1'='1", "'; DROP TABLE messages; --", "read_csv('{canary}')",
@@ -89,7 +93,8 @@ class Sandbox:
 
     def run(self, *args: str):
         result = self.cli(*args)
-        assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+        clean = result.exception is None or isinstance(result.exception, SystemExit)
+        assert clean, (args, result.exception)
         assert result.exit_code in (0, 1, 2), (args, result.output)
         assert "Traceback" not in result.output
         assert CANARY_TEXT not in result.output, args
@@ -122,7 +127,7 @@ def check_sql(box: Sandbox, payload: str) -> None:
         result = box.run("sql", "--json", "--", query)  # after "--", "-x" is a query, not an option
         if result.exit_code == 0:
             json.loads(result.stdout)  # --json output parses whatever the query was
-    assert box.run("sql", "SELECT 1", "--limit", value).exit_code == 2  # not an integer: usage error
+    assert box.run("sql", "SELECT 1", "--limit", value).exit_code == 2  # not an integer
     hardening = box.cli.json("sql", "SELECT current_setting('enable_external_access') AS external, "
                                     "current_setting('lock_configuration') AS locked")
     assert hardening["rows"] == [[False, True]]
@@ -169,8 +174,8 @@ def check_events(box: Sandbox, payload: str) -> None:
     value = box.fill(payload)
     with box.cli.memory() as memory:
         ana_events = [e.model_dump(mode="json") for e in memory.events("ana")]
-    for args in (["--user", value], ["--user", "ana", "--about", value], ["--user", "ana", "--since", value],
-                 ["--user", "ana", "--until", value]):
+    for args in (["--user", value], ["--user", "ana", "--about", value],
+                 ["--user", "ana", "--since", value], ["--user", "ana", "--until", value]):
         result = box.run("events", *args, "--json")
         if result.exit_code == 0:
             rows = json.loads(result.stdout)
@@ -193,7 +198,8 @@ def check_recall(box: Sandbox, payload: str) -> None:
     box.assert_untouched()
 
 
-CHECKS = {"sql": check_sql, "profile": check_profile, "events": check_events, "recall": check_recall}
+CHECKS = {"sql": check_sql, "profile": check_profile, "events": check_events,
+          "recall": check_recall}
 
 
 @pytest.mark.parametrize("command", sorted(CHECKS))

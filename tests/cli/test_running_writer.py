@@ -21,7 +21,8 @@ WRITER = textwrap.dedent("""
     from memfold.config import Settings
     from memfold.memory import Memory
 
-    memory = Memory.open(settings=Settings(store=sys.argv[1], embedder="hashing", backend="offline"))
+    settings = Settings(store=sys.argv[1], embedder="hashing", backend="offline")
+    memory = Memory.open(settings=settings)
     print("ready", flush=True)
     sys.stdin.readline()  # the test runs its read commands meanwhile
     memory.ingest({"msg_id": "late1", "user_id": "ana", "text": "I bought a red bicycle.",
@@ -32,18 +33,21 @@ WRITER = textwrap.dedent("""
 """)
 
 READS = [["stats"], ["profile", "show", "--user", "ana"], ["profile", "history", "--user", "ana"],
-         ["events", "--user", "ana", "--since", "7d"], ["recall", "Where does Ana live?", "--user", "ana"],
-         ["search", "Lisbon", "--user", "ana"], ["context", "diet", "--user", "ana"],
-         ["episodes", "--user", "ana"], ["semantic", "--user", "ana"], ["sql", "SELECT count(*) FROM messages"],
-         ["export"], ["route", "I moved to Faro."]]
-WRITES = [["profile", "set", "k", "v", "--user", "ana", "--source", "a1"], ["fold", "--user", "ana"],
-          ["forget", "--user", "ana", "--yes"], ["reindex"]]
+         ["events", "--user", "ana", "--since", "7d"],
+         ["recall", "Where does Ana live?", "--user", "ana"], ["search", "Lisbon", "--user", "ana"],
+         ["context", "diet", "--user", "ana"], ["episodes", "--user", "ana"],
+         ["semantic", "--user", "ana"], ["sql", "SELECT count(*) FROM messages"], ["export"],
+         ["route", "I moved to Faro."]]
+WRITES = [["profile", "set", "k", "v", "--user", "ana", "--source", "a1"],
+          ["fold", "--user", "ana"], ["forget", "--user", "ana", "--yes"], ["reindex"]]
+MEMFOLD = [sys.executable, "-m", "memfold", "--embedder", "hashing"]
 
 
 @pytest.fixture
 def writer(cli):
-    process = subprocess.Popen([sys.executable, "-c", WRITER, str(cli.store)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-c", WRITER, str(cli.store)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout.readline().strip() == "ready", process.stderr.read()
         yield process
@@ -64,9 +68,10 @@ def test_reads_refuse_at_once_naming_the_writer_and_its_writes_still_succeed(cli
         assert f"process {writer.pid}" in line and "one writer per store" in line, line
     # the real entry point, in its own process: it must return (never wait for the writer)
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "memfold", "--store", str(cli.store), "--embedder", "hashing",
-                             "profile", "show", "--user", "ana"], capture_output=True, text=True, timeout=120)
-    print(f"python -m memfold refused in {time.perf_counter() - started:.2f}s (includes interpreter start)")
+    command = [*MEMFOLD, "--store", str(cli.store), "profile", "show", "--user", "ana"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    seconds = time.perf_counter() - started
+    print(f"python -m memfold refused in {seconds:.2f}s (including interpreter start)")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: ") and f"process {writer.pid}" in result.stderr
     writer.stdin.write("go\n")
@@ -81,7 +86,7 @@ def test_reads_refuse_at_once_naming_the_writer_and_its_writes_still_succeed(cli
 
 @pytest.mark.slow
 def test_python_dash_m_memfold_runs_the_cli(cli):
-    result = subprocess.run([sys.executable, "-m", "memfold", "--store", str(cli.store), "--embedder", "hashing",
-                             "stats", "--json"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([*MEMFOLD, "--store", str(cli.store), "stats", "--json"],
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert '"ana"' in result.stdout
