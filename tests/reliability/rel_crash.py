@@ -89,14 +89,15 @@ def _kill_after_ready(target: Any, args: tuple[Any, ...], delay: float) -> dict[
     return {"ready": ready, "killed": status == -signal.SIGKILL, "status": status}
 
 
-def kill_ingest(runs: int, seed: int, root: str, max_delay: float = 1.5) -> dict[str, Any]:
+def kill_ingest(runs: int, seed: int, root: str, max_delay: float = 1.5,
+                min_delay: float = 0.0) -> dict[str, Any]:
     """Kill -9 a worker looping over ingest_many at a random moment; audit after each kill."""
     rng = random.Random(seed)
     store, acks = Path(root) / "store", Path(root) / "acks.jsonl"
     rows = []
     for run in range(runs):
         kill = _kill_after_ready(_ingest_until_killed, (store, acks, run, rng.randrange(1 << 30)),
-                                 rng.uniform(0.0, max_delay))
+                                 rng.uniform(min_delay, max_delay))
         rows.append({**kill, **h.run_in_child(_audit_child, store, acks, {}, True)})
     return _summarise(rows, runs)
 
@@ -276,14 +277,15 @@ def _audit_fold_child(out: Path, store: Path, log_path: Path) -> None:
     h.write_json(out, result)
 
 
-def kill_fold(runs: int, seed: int, root: str, max_delay: float = 1.5) -> dict[str, Any]:
+def kill_fold(runs: int, seed: int, root: str, max_delay: float = 1.5,
+              min_delay: float = 0.0) -> dict[str, Any]:
     """Kill -9 a worker that ingests (folding every few turns) and folds by hand."""
     rng = random.Random(seed)
     store, log = Path(root) / "store", Path(root) / "folds.jsonl"
     rows = []
     for run in range(runs):
         kill = _kill_after_ready(_fold_until_killed, (store, log, run, rng.randrange(1 << 30)),
-                                 rng.uniform(0.0, max_delay))
+                                 rng.uniform(min_delay, max_delay))
         rows.append({**kill, **h.run_in_child(_audit_fold_child, store, log)})
     return {"runs": runs, "killed": sum(r["killed"] for r in rows),
             "opened_cleanly": sum(bool(r.get("opened")) for r in rows),
