@@ -27,7 +27,8 @@ _STATIVE_ED = frozenset(
 _ADVERB = (r"(?:just |finally |recently |also |actually |really |already |even |once |then |"
            r"all |both )?")
 _PAST_ACTION = re.compile(
-    r"\b(?:i|we|he|she|they|(?:my|our|your|his|her|their) \w+|(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
+    r"\b(?:i|we|he|she|they|(?:my|our|your|his|her|their) \w+|"
+    r"(?:grand)?(?:ma|pa|mum|mom|dad|mother|father|"
     r"grandma|grandpa))\s+" + _ADVERB + r"(?P<verb>" + IRREGULAR_PAST + r"|[a-z]+ed)\b")
 _NAME = r"[A-Z\u00c0-\u00de][^\W\d_]+"  # a capitalised word, accents included ("Tom\u00e1s")
 _NAMED_PAST = re.compile(
@@ -272,7 +273,8 @@ _LEADING_TIME = re.compile(
     r"weekend)(?: (?:morning|afternoon|evening|night))?[,:]?\s+)+", re.IGNORECASE)
 _LABEL = re.compile(r"^[\w' ]{1,25}:\s+")  # "Big news: I moved ...", "Update: ..."
 _CLAUSE_SUBJECT = re.compile(
-    r"^(?:(?P<you>[Yy]ou(?:r)?)\b|(?P<rel_owner>[Mm]y|[Oo]ur) (?P<rel>[a-z]+)(?: (?P<rel_name>" + _NAME + r"))?|"
+    r"^(?:(?P<you>[Yy]ou(?:r)?)\b|"
+    r"(?P<rel_owner>[Mm]y|[Oo]ur) (?P<rel>[a-z]+)(?: (?P<rel_name>" + _NAME + r"))?|"
     r"(?P<name>" + _NAME + r")(?P<with> and (?:I|me|" + _NAME + r"))?)\b(?!')")
 
 

@@ -294,9 +294,11 @@ _BREEDS = ("beagles?|labradors?|retrievers?|poodles?|terriers?|spaniels?|collies
 _SPECIES = r"(?P<species>(?i:(?:[\w-]+ ){0,2}?(?:" + _PETS + "|" + _BREEDS + r")))"
 _PET_RULES = (
     # "we have a dog named Biscuit, a two-year-old beagle", "I've got a cat called Miso"
-    re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own| adopted| got) (?:an? |one |a pet )?)"
+    re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own| adopted| got) "
+               r"(?:an? |one |a pet )?)"
                + _SPECIES + r",? (?i:named|called) " + _NAME
-               + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|,? (?i:an?) (?P<desc>[^.,!?;:()]{3,40}))?"),
+               + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|"
+               r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40}))?"),
     # "my dog Biscuit is a golden retriever", "my dog's name is Max", "our cat, Luna, ..."
     re.compile(r"\b(?i:my|our) " + _SPECIES + r"(?i:'s name is| is named| is called|,)? "
                + _NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
@@ -339,7 +341,8 @@ _PREFERENCE_RULES = (
     # "I always want a window seat", "I usually book the early train", "I only drink decaf"
     re.compile(r"\bi " + _PREF_FREQ + r" (?P<verb>want|need|prefer|ask for|go for|choose|pick|"
                r"book|take|get|order|sit|request|use|drink|eat|wear|travel|fly|stay|sleep|pay)"
-               r"(?: (?P<prep>to (?:have|sit|get|book|be|take|fly|travel)|in|on|at|by|with))? " + _V,
+               r"(?: (?P<prep>to (?:have|sit|get|book|be|take|fly|travel)|in|on|at|by|with))? "
+               + _V,
                re.IGNORECASE),
     # "I never fly early in the morning", "I don't take calls after 8pm"
     re.compile(r"\bi (?P<freq>never|don't|do not|won't|can't|cannot|refuse to) (?P<verb>fly|"

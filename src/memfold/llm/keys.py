@@ -3,9 +3,9 @@
 Single-valued keys (``location``, ``job``, ``diet``...) hold one current value: a new value
 overwrites the old one and the store writes an ``update`` changelog row (the spec's
 "overwrite + keep a changelog"). Multi-valued keys (``likes``, ``hobby``, ``pet``,
-``allergy``, ``preference``...) hold many values, so each value gets its own key, ``likes:jazz``: loving
-jazz never overwrites loving hiking, and "I don't like jazz anymore" deletes exactly
-``likes:jazz``.
+``allergy``, ``preference``...) hold many values, so each value gets its own key,
+``likes:jazz``: loving jazz never overwrites loving hiking, and "I don't like jazz anymore"
+deletes exactly ``likes:jazz``.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ updated. Only write facts that:
 2. Are likely to be true beyond this session
 3. Are not already in the profile (or contradict it)
 Keys are short snake_case names; prefer: name, location, hometown, job, employer, education,
-diet, allergy, pet, partner, family, hobby, likes, dislikes, preference, goal, birthday, age, language,
-nationality, religion, health, identity, relationship_status.
+diet, allergy, pet, partner, family, hobby, likes, dislikes, preference, goal, birthday, age,
+language, nationality, religion, health, identity, relationship_status.
 The subject is who the fact is about: "{speaker}" when they speak about themselves, or the
 name of the person the fact is about ("my sister Ana is a nurse" -> subject "Ana").
 Use "delete" only when the speaker says a stored fact is no longer true.
