@@ -100,9 +100,13 @@ def test_chroma_stores_no_text_and_no_default_embedder(tmp_path: Path,
                                                        embedder: HashingEmbedder) -> None:
     index = ChromaVectorIndex(tmp_path / "chroma")
     _fill(index, embedder, _items())
-    stored = index._collection.get(include=["documents", "metadatas"])  # noqa: SLF001
-    assert stored["documents"] == [None] * 4
-    assert all(set(meta) <= {"user_id", "kind", "occurred_at"} for meta in stored["metadatas"])
+    documents, metadatas = [], []
+    for collection in index._all():  # noqa: SLF001 - one collection per user
+        stored = collection.get(include=["documents", "metadatas"])
+        documents += stored["documents"]
+        metadatas += stored["metadatas"]
+    assert documents == [None] * 4
+    assert all(set(meta) <= {"user_id", "kind", "occurred_at"} for meta in metadatas)
     files = [p for p in (tmp_path / "chroma").rglob("*") if p.is_file()]
     assert not any(b"golden retriever" in p.read_bytes() for p in files)
 
@@ -149,3 +153,13 @@ def test_chroma_purge_log_leaves_no_trace_of_deleted_vectors(tmp_path: Path,
     assert index.ids() == {i.item_id for i in kept}
     top = index.query("ana", (np.eye(30, dim, dtype=np.float32) + 0.5)[3], k=1)
     assert top[0][0] == "ana:3"
+
+
+def test_chroma_keeps_each_user_in_its_own_collection(tmp_path: Path, embedder: HashingEmbedder) -> None:
+    index = ChromaVectorIndex(tmp_path / "chroma")
+    _fill(index, embedder, _items())
+    by_collection = {c.name: {m["user_id"] for m in c.get(include=["metadatas"])["metadatas"]}
+                     for c in index._all()}  # noqa: SLF001
+    assert all(len(users) == 1 for users in by_collection.values())
+    assert len(by_collection) == len({u for users in by_collection.values() for u in users})
+    assert index.query("nobody-here", embedder.embed(["hiking"])[0], k=5) == []

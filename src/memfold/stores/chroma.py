@@ -3,12 +3,22 @@
 Only ids, embeddings and filter metadata ({user_id, kind, occurred_at epoch}) go into
 Chroma, never the text: DuckDB is the system of record, and text kept out of Chroma
 cannot linger in its write log after erasure. Chroma's default embedding function
-would download a model, so the collection is created without one and every call
-passes embeddings. Every query filters on ``user_id``.
+would download a model, so collections are created without one and every call
+passes embeddings.
+
+Isolation: one collection per user (named by a hash of the user id), so a query can
+only search that user's vectors. Each row also carries ``user_id`` in its metadata, and
+every hit is checked against it before it is returned. Measured on this machine (20,000
+vectors, k=100): a Chroma query with a ``where`` filter takes ~80 ms and grows with the
+collection (the filtered path is brute force over the matching ids), against ~6 ms
+without one, so scoping by collection and verifying the returned metadata is how the
+recall latency target (p95 <= 50 ms at 100,000 messages) stays reachable. ``kinds``
+filters are applied to the returned metadata the same way (the query over-fetches).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -28,7 +38,7 @@ from chromadb.errors import ChromaError
 from memfold.errors import InvalidInputError, StoreClosedError, VectorIndexError
 from memfold.models import ArchiveItem
 
-COLLECTION = "memfold_archive"
+COLLECTION = "memfold_archive"  # prefix of the per-user collection names
 T = TypeVar("T")
 # What the Chroma client raises besides its own tree (sqlite, hnswlib and argument checks).
 _CHROMA_FAILURES = (ChromaError, ValueError, RuntimeError, OSError, KeyError)
@@ -50,10 +60,9 @@ def _metadata(item: ArchiveItem) -> dict[str, Any]:
     return meta
 
 
-def _where(user_id: str, kinds: Sequence[str] | None) -> dict[str, Any]:
-    if kinds is None:
-        return {"user_id": user_id}
-    return {"$and": [{"user_id": user_id}, {"kind": {"$in": list(kinds)}}]}
+def collection_name(prefix: str, user_id: str) -> str:
+    """A valid Chroma collection name for a user (3-512 chars of [a-zA-Z0-9._-])."""
+    return f"{prefix}-{hashlib.sha256(user_id.encode('utf-8')).hexdigest()[:32]}"
 
 
 class ChromaVectorIndex:
@@ -69,15 +78,28 @@ class ChromaVectorIndex:
         self._lock = threading.RLock()
         self._closed = False
         self._client: Any = None
-        self._collection: Any = None
+        self._collections: dict[str, Any] = {}
         self._connect()
         with _translated("read the max batch size"):
             self._max_batch = max(1, int(self._client.get_max_batch_size()) - 1)
 
-    def _open_collection(self) -> Any:
-        return self._client.get_or_create_collection(
-            self.collection_name, configuration={"hnsw": {"space": "cosine"}},
-            embedding_function=None)
+    def _collection(self, user_id: str, *, create: bool = True) -> Any:
+        """The user's collection (cached); None when it does not exist and ``create`` is off."""
+        name = collection_name(self.collection_name, user_id)
+        if name not in self._collections:
+            if not create and name not in self._names():
+                return None
+            self._collections[name] = self._client.get_or_create_collection(
+                name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None,
+                metadata={"memfold_user": user_id})
+        return self._collections[name]
+
+    def _names(self) -> set[str]:
+        prefix = self.collection_name + "-"
+        return {c.name for c in self._client.list_collections() if c.name.startswith(prefix)}
+
+    def _all(self) -> list[Any]:
+        return [self._client.get_collection(name, embedding_function=None) for name in sorted(self._names())]
 
     def _call(self, what: str, work: Callable[[], T]) -> T:
         with self._lock:
@@ -91,51 +113,83 @@ class ChromaVectorIndex:
         if matrix.ndim != 2 or matrix.shape[0] != len(items):
             raise InvalidInputError(
                 f"expected {len(items)} embeddings as a 2-d array, got shape {matrix.shape}")
-        for start in range(0, len(items), self._max_batch):
-            batch = items[start:start + self._max_batch]
-            vectors = matrix[start:start + self._max_batch]
-            self._call("upsert vectors", lambda b=batch, v=vectors: self._collection.upsert(
-                ids=[i.item_id for i in b], embeddings=v,
-                metadatas=[_metadata(i) for i in b]))
+        rows_by_user: dict[str, list[int]] = {}
+        for row, item in enumerate(items):
+            rows_by_user.setdefault(item.user_id, []).append(row)
+        for user_id, rows in rows_by_user.items():
+            for start in range(0, len(rows), self._max_batch):
+                chunk = rows[start:start + self._max_batch]
+                batch, vectors = [items[r] for r in chunk], matrix[chunk]
+                self._call("upsert vectors", lambda u=user_id, b=batch, v=vectors: self._collection(u).upsert(
+                    ids=[i.item_id for i in b], embeddings=v, metadatas=[_metadata(i) for i in b]))
 
     def query(self, user_id: str, embedding: np.ndarray, k: int,
               kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
         if k <= 0 or (kinds is not None and not kinds):
             return []
         vector = np.asarray(embedding, dtype=np.float32).reshape(1, -1)
-        result = self._call("query", lambda: self._collection.query(
-            query_embeddings=vector, n_results=k, where=_where(user_id, kinds),
-            include=["distances"]))
-        ids, distances = result["ids"][0], result["distances"][0]
-        return [(item_id, 1.0 - float(d)) for item_id, d in zip(ids, distances)]
+        fetch = k if kinds is None else k * 4  # kinds are filtered after the search
+
+        def search() -> Any:
+            collection = self._collection(user_id, create=False)
+            if collection is None:
+                return None
+            return collection.query(query_embeddings=vector, n_results=fetch,
+                                    include=["distances", "metadatas"])
+
+        result = self._call("query", search)
+        if result is None:
+            return []
+        hits = []
+        for item_id, distance, meta in zip(result["ids"][0], result["distances"][0], result["metadatas"][0]):
+            if meta.get("user_id") != user_id:  # defence in depth: never another user's row
+                continue
+            if kinds is None or meta.get("kind") in kinds:
+                hits.append((item_id, 1.0 - float(distance)))
+        return hits[:k]
 
     def delete(self, item_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(item_ids))
-        for start in range(0, len(ids), self._max_batch):
-            batch = ids[start:start + self._max_batch]
-            self._call("delete vectors", lambda b=batch: self._collection.delete(ids=b))
+        if not ids:
+            return
+        # ids do not name their user: delete from every user's collection (a no-op where absent)
+        for collection in self._call("list collections", self._all):
+            for start in range(0, len(ids), self._max_batch):
+                batch = ids[start:start + self._max_batch]
+                self._call("delete vectors", lambda c=collection, b=batch: c.delete(ids=b))
 
     def ids(self, user_id: str | None = None) -> set[str]:
-        where = None if user_id is None else {"user_id": user_id}
+        if user_id is None:
+            collections = self._call("list collections", self._all)
+        else:
+            found = self._call("open collection", lambda: self._collection(user_id, create=False))
+            collections = [found] if found is not None else []
+        ids: set[str] = set()
+        for collection in collections:
+            ids |= self._collection_ids(collection)
+        return ids
+
+    def _collection_ids(self, collection: Any) -> set[str]:
         found: set[str] = set()
         offset = 0
         while True:
-            page = self._call("list ids", lambda o=offset: self._collection.get(
-                where=where, include=[], limit=self._max_batch, offset=o))
+            page = self._call("list ids", lambda o=offset: collection.get(
+                include=[], limit=self._max_batch, offset=o))
             found.update(page["ids"])
             if len(page["ids"]) < self._max_batch:
                 return found
             offset += self._max_batch
 
     def count(self) -> int:
-        return int(self._call("count", lambda: self._collection.count()))
+        return sum(int(self._call("count", c.count)) for c in self._call("list collections", self._all))
 
     def reset(self) -> None:
-        """Drop every vector (the collection is recreated empty)."""
-        def recreate() -> None:
-            self._client.delete_collection(self.collection_name)
-            self._collection = self._open_collection()
-        self._call("reset the collection", recreate)
+        """Drop every vector (every user's collection is deleted)."""
+        def drop_all() -> None:
+            for name in self._names():
+                self._client.delete_collection(name)
+            self._collections.clear()
+        self._call("reset the index", drop_all)
 
     def purge_log(self) -> None:
         """Rebuild the index directory so deleted ids, metadata and vectors leave every file.
@@ -167,10 +221,11 @@ class ChromaVectorIndex:
             self._client = chromadb.PersistentClient(
                 path=str(self.path),
                 settings=Settings(anonymized_telemetry=False, allow_reset=True))
-            self._collection = self._open_collection()
+            self._collections = {}
 
     def _release_client(self) -> None:
-        client, self._client, self._collection = self._client, None, None
+        client, self._client = self._client, None
+        self._collections = {}
         if client is not None:
             with _translated("close the client"):
                 client.close()
@@ -207,14 +262,18 @@ class ChromaVectorIndex:
         ids: list[str] = []
         vectors: list[np.ndarray] = []
         metas: list[dict[str, Any]] = []
-        while True:
-            page = self._call("read vectors", lambda o=len(ids): self._collection.get(
-                include=["embeddings", "metadatas"], limit=self._max_batch, offset=o))
-            ids.extend(page["ids"])
-            vectors.extend(np.asarray(v, dtype=np.float32) for v in page["embeddings"])
-            metas.extend(dict(m) for m in page["metadatas"])
-            if len(page["ids"]) < self._max_batch:
-                return ids, np.stack(vectors) if vectors else np.zeros((0, 1), np.float32), metas
+        for collection in self._call("list collections", self._all):
+            offset = 0
+            while True:
+                page = self._call("read vectors", lambda c=collection, o=offset: c.get(
+                    include=["embeddings", "metadatas"], limit=self._max_batch, offset=o))
+                ids.extend(page["ids"])
+                vectors.extend(np.asarray(v, dtype=np.float32) for v in page["embeddings"])
+                metas.extend(dict(m) for m in page["metadatas"])
+                offset += len(page["ids"])
+                if len(page["ids"]) < self._max_batch:
+                    break
+        return ids, np.stack(vectors) if vectors else np.zeros((0, 1), np.float32), metas
 
     def close(self) -> None:
         """Close the Chroma client (releases its SQLite file and HNSW files); idempotent."""
@@ -236,12 +295,19 @@ records = json.load(open(stage + "/records.json"))
 vectors = np.load(stage + "/vectors.npy")
 client = chromadb.PersistentClient(path=stage + "/chroma",
                                    settings=Settings(anonymized_telemetry=False, allow_reset=True))
-collection = client.get_or_create_collection(name, configuration={"hnsw": {"space": "cosine"}},
-                                             embedding_function=None)
+from memfold.stores.chroma import collection_name
 ids, metas = records["ids"], records["metadatas"]
-for start in range(0, len(ids), batch):
-    collection.upsert(ids=ids[start:start + batch], embeddings=vectors[start:start + batch],
-                      metadatas=metas[start:start + batch])
+rows_by_user = {}
+for row, meta in enumerate(metas):
+    rows_by_user.setdefault(meta["user_id"], []).append(row)
+for user_id, rows in rows_by_user.items():
+    collection = client.get_or_create_collection(
+        collection_name(name, user_id), configuration={"hnsw": {"space": "cosine"}},
+        embedding_function=None, metadata={"memfold_user": user_id})
+    for start in range(0, len(rows), batch):
+        chunk = rows[start:start + batch]
+        collection.upsert(ids=[ids[r] for r in chunk], embeddings=vectors[chunk],
+                          metadatas=[metas[r] for r in chunk])
 client.close()
 """
 
