@@ -123,12 +123,12 @@ def build_memory(settings: Settings, *, stores: Stores | None = None,
     from memfold.stores.retention import policy_from_settings
     from memfold.tokens import default_counter
 
+    if stores is None:  # first: a store held by another process is refused before any model loads
+        stores = open_stores(Path(settings.store), read_only=read_only)
     embedder = embedder or build_embedder(settings)
     backend = build_backend(settings, embedder)
     counter = default_counter()
     fold_settings = FoldSettings(**settings.fold)
-    if stores is None:
-        stores = open_stores(Path(settings.store), read_only=read_only)
     retriever = Retriever(stores, embedder, settings=RecallSettings(**settings.recall))
     return Memory(
         stores=stores, embedder=embedder, router=Router(backend),

@@ -93,6 +93,7 @@ class Memory:
             settings = settings.model_copy(update={"store": Path(path)})
         memory = build_memory(settings, embedder=embedder, read_only=read_only)
         if not read_only:
+            memory.finish_pending_erasures()
             memory.sync_index()
         return memory
 
@@ -448,6 +449,7 @@ class Memory:
         user_id = _require_user(user_id)
         started = time.perf_counter()
         with self._write_lock:
+            self._mark_forget_pending(user_id, pending=True)
             with self.stores.db.transaction():
                 counts = {
                     "messages": self.stores.log.delete_user(user_id),
@@ -461,8 +463,46 @@ class Memory:
             self.stores.index.delete(item_ids)
             self.retriever.invalidate(user_id)
             rewritten = self._rewrite_files()
+            self._mark_forget_pending(user_id, pending=False)
         return ForgetReport(user_id=user_id, archive_items=len(item_ids), vectors=len(item_ids),
                             file_rewritten=rewritten, seconds=time.perf_counter() - started, **counts)
+
+    def _forget_marker(self) -> Path | None:
+        directory = getattr(self.stores, "directory", None)
+        return None if directory is None else Path(directory) / "forget-pending.json"
+
+    def _mark_forget_pending(self, user_id: str, *, pending: bool) -> None:
+        """A durable note of erasures in flight: if the process dies before the files are
+        rewritten, the next open finishes the job (deleted bytes never stay on disk)."""
+        import json
+        import os
+
+        marker = self._forget_marker()
+        if marker is None:
+            return
+        users = set(json.loads(marker.read_text())) if marker.exists() else set()
+        users = users | {user_id} if pending else users - {user_id}
+        if not users:
+            marker.unlink(missing_ok=True)
+            return
+        tmp = marker.with_suffix(".tmp")
+        with tmp.open("w") as handle:
+            handle.write(json.dumps(sorted(users)))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, marker)
+
+    def finish_pending_erasures(self) -> list[str]:
+        """Complete any forget() that a crash interrupted (called by open())."""
+        import json
+
+        marker = self._forget_marker()
+        if marker is None or not marker.exists() or self.stores.read_only:
+            return []
+        users = json.loads(marker.read_text())
+        for user_id in users:
+            self.forget(user_id)
+        return users
 
     def remove_message(self, user_id: str, msg_id: str) -> dict[str, int]:
         """Delete one message and everything derived from it: facts, changelog rows, events,

@@ -44,3 +44,20 @@ def test_second_writer_process_is_refused_with_pid(settings):
 def test_read_without_user_is_rejected(memory):
     with pytest.raises(InvalidInputError):
         memory.recall("anything", "")
+
+
+def test_an_interrupted_forget_is_finished_on_the_next_open(settings):
+    import json
+
+    with Memory.open(settings=settings) as memory:
+        memory.ingest_many([msg("m1", "My secret word is zanzibar-canary."),
+                            msg("b1", "I like tea.", user="bob", speaker="Bob")])
+    # simulate a crash after the marker was written but before anything was erased
+    (settings.store / "forget-pending.json").write_text(json.dumps(["ana"]))
+    with Memory.open(settings=settings) as memory:
+        assert memory.stores.log.count("ana") == 0
+        assert memory.stores.log.count("bob") == 1
+    assert not (settings.store / "forget-pending.json").exists()
+    for path in settings.store.rglob("*"):
+        if path.is_file():
+            assert b"zanzibar-canary" not in path.read_bytes()

@@ -93,6 +93,8 @@ class OfflineCompactor:
         names = known_names(turns)
         found: list[Candidate] = []
         for turn_index, turn in enumerate(turns):
+            if _untrusted(turn):
+                continue  # instruction-like tool/document text stays quoted in the archive only
             own = [self._candidate(turn, span.text, turn_index * 1_000_000 + i, names)
                    for i, span in enumerate(t.split_sentences(turn.text))]
             found.extend(self._limit_long_turn(turn, own))
@@ -240,6 +242,13 @@ class _L3Draft:
 
 
 # ---- helpers ---------------------------------------------------------------------------
+def _untrusted(turn: Message) -> bool:
+    """Tool or document content that reads like instructions must not become L2/L3 memory."""
+    from memfold.router.trust import looks_like_instruction
+
+    return turn.role in ("tool", "document") and looks_like_instruction(turn.text)
+
+
 def speaker_label(turn: Message) -> str:
     if turn.role == "tool":
         return f"tool {turn.meta.get('tool', turn.speaker)}"
