@@ -198,3 +198,11 @@ def test_a_stated_preference_has_a_preference_key(router: Router, msg: MessageFa
     decision = route(router, msg, "I prefer aisle seats on long flights.")
     assert decision.kind == "FACT"
     assert any(f.key.startswith("preference:aisle_seats") for f in decision.facts)
+
+
+def test_dates_in_a_text_pasted_for_editing_are_not_events(router: Router,
+                                                          msg: MessageFactory) -> None:
+    decision = route(router, msg, "Could you proofread this for me? Our bakery was opened in "
+                     "2004 by two sisters and has since become a favourite stop for commuters "
+                     "on their way to the station every morning.")
+    assert decision.kind == "DOCUMENT", decision.reasons

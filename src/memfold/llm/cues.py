@@ -116,6 +116,7 @@ class Cues:
     scores: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
         ("FACT", "EVENT", "DOCUMENT", "NONE"), 0.0))
     reasons: list[str] = field(default_factory=list)
+    pasted_text: bool = False  # "check this paragraph: ...": what follows is not the speaker's
 
     def add(self, kind: str, weight: float, reason: str) -> None:
         self.scores[kind] += weight
@@ -203,6 +204,7 @@ def _framing_cues(text: str, words: int, cues: Cues) -> None:
         cues.add("DOCUMENT", 1.5, "quoted block after a colon")
     if words >= 20 and _EDIT_REQUEST.search(text[:120]):
         cues.add("DOCUMENT", 2.0, "request with a pasted text")
+        cues.pasted_text = True
 
 
 def content_sentences(text: str) -> list[str]:

@@ -131,9 +131,10 @@ class OfflineBackend:
         facts = _against_profile(facts, context)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
-        # dates are read from statements only: "How was your trip last month?" dates nothing
-        when = None if is_reference or not content else resolve_event_time(" ".join(content),
-                                                                             message.ts)
+        # dates are read from the speaker's statements only: "How was your trip last month?"
+        # dates nothing, and a text pasted for editing keeps its dates to itself
+        when = None if is_reference or not content or cues.pasted_text else resolve_event_time(
+            " ".join(content), message.ts)
         if when is not None and when.end > message.ts and is_personal_plan(content):
             cues.add("EVENT", 1.0, f"planned for '{when.expression}'")
         if when is not None and content:
