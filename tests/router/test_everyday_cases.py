@@ -186,6 +186,7 @@ def test_assistant_events_need_a_dated_world_event(router: Router, msg: MessageF
     ("Update: my nephew Teo started school on Monday.", "Teo"),
     ("Oh, and Marta and I painted the fence yesterday.", "Rosa"),
     ("Yesterday we drove to the coast.", "Rosa"),
+    ("Tariq, I finally finished the quilt last night.", "Rosa"),
 ])
 def test_event_subject_skips_labels_and_counts_the_speaker(router: Router, msg: MessageFactory,
                                                            text: str, subject: str) -> None:

@@ -277,7 +277,8 @@ _LABEL = re.compile(r"^[\w' ]{1,25}:\s+")  # "Big news: I moved ...", "Update: .
 _CLAUSE_SUBJECT = re.compile(
     r"^(?:(?P<you>[Yy]ou(?:r)?)\b|"
     r"(?P<rel_owner>[Mm]y|[Oo]ur) (?P<rel>[a-z]+)(?: (?P<rel_name>" + _NAME + r"))?|"
-    r"(?P<name>" + _NAME + r")(?P<with> and (?:I|me|" + _NAME + r"))?)\b(?!')")
+    r"(?P<name>" + _NAME + r")(?P<with> and (?:I|me|" + _NAME + r"))?)\b(?!')"
+    r"(?!\s*[,!:])")  # "Mel, I went ...": a name addressed, not the subject
 
 
 def event_subject(content: list[str], speaker: str, addressee: str | None = None) -> str:
