@@ -170,7 +170,7 @@ def _require_store(store: Path) -> None:
 
 
 @contextmanager
-def _open(*, read_only: bool = False, user: str | None = None) -> Iterator[Any]:
+def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = False) -> Iterator[Any]:
     """Open the store for one command; readers take no lock and never disturb a writer.
     With ``user``, a user the store has never seen gets a warning (a typo reads as empty)."""
     settings = _settings()
@@ -181,7 +181,7 @@ def _open(*, read_only: bool = False, user: str | None = None) -> Iterator[Any]:
     from memfold.memory import Memory
 
     try:
-        memory = Memory.open(settings=settings, read_only=read_only)
+        memory = Memory.open(settings=settings, read_only=read_only, reembed=reembed)
     except StoreLockedError as exc:  # a writer started between the probe and the open
         exc.hint = _held_hint(exc.pid, read_only)
         raise
@@ -659,8 +659,8 @@ def sql(query: Annotated[str, typer.Argument(
 
 @app.command()
 def reindex(json_out: JsonOpt = False) -> None:
-    """Rebuild the vector index from DuckDB (the system of record)."""
-    with _open() as memory:
+    """Rebuild the vector index from DuckDB (the system of record), with the chosen --embedder."""
+    with _open(reembed=True) as memory:
         report = memory.reindex()
     if json_out:
         _print_json(report)

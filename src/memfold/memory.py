@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from memfold.errors import InvalidInputError, InvalidMessageError, UnknownUserError
+from memfold.errors import InvalidInputError, InvalidMessageError, MemfoldError, UnknownUserError
 from memfold.models import (
     Context,
     Event,
@@ -84,18 +84,42 @@ class Memory:
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None, *,
-             read_only: bool = False, embedder: Embedder | None = None) -> Memory:
-        """Open (or create) the store at ``path``; a second writer process is refused."""
+             read_only: bool = False, embedder: Embedder | None = None,
+             reembed: bool = False) -> Memory:
+        """Open (or create) the store at ``path``; a second writer process is refused.
+
+        ``reembed=True`` accepts an embedder other than the one the vectors were built with
+        (then call ``reindex()``); otherwise such a mismatch raises ConfigError.
+        """
         from memfold.config import Settings, build_memory
 
         settings = settings or Settings.from_env()
         if path is not None:
             settings = settings.model_copy(update={"store": Path(path)})
         memory = build_memory(settings, embedder=embedder, read_only=read_only)
-        if not read_only:
-            memory.finish_pending_erasures()
-            memory.sync_index()
+        try:
+            memory._check_embedder(allow_change=reembed)
+            if not read_only:
+                memory.finish_pending_erasures()
+                memory.sync_index()
+        except MemfoldError:
+            memory.close()
+            raise
         return memory
+
+    def _check_embedder(self, *, allow_change: bool) -> None:
+        """Vectors built by one model are meaningless to another: refuse a mismatch."""
+        built_with = self.stores.db.get_meta("embedder")
+        if built_with is None:
+            if not self.stores.read_only:
+                self.stores.db.set_meta("embedder", self.embedder.name)
+            return
+        if built_with != self.embedder.name and not allow_change:  # reindex() records the new one
+            from memfold.errors import ConfigError
+
+            raise ConfigError(
+                f"this store's vectors were built with {built_with!r}, not {self.embedder.name!r}",
+                hint="open it with the same embedder, or run `memfold reindex` with the new one")
 
     @classmethod
     def in_memory(cls, settings: Settings | None = None, *, embedder: Embedder | None = None) -> Memory:
@@ -268,7 +292,9 @@ class Memory:
         from memfold.stores.sync import rebuild_index
 
         with self._write_lock:
-            return rebuild_index(self.stores, self.embedder)
+            report = rebuild_index(self.stores, self.embedder)
+            self.stores.db.set_meta("embedder", self.embedder.name)
+            return report
 
     # -- validation -------------------------------------------------------------------
 

@@ -61,3 +61,30 @@ def test_an_interrupted_forget_is_finished_on_the_next_open(settings):
     for path in settings.store.rglob("*"):
         if path.is_file():
             assert b"zanzibar-canary" not in path.read_bytes()
+
+
+def test_opening_with_another_embedder_is_refused_until_reindexed(settings):
+    from memfold.errors import ConfigError
+
+    with Memory.open(settings=settings) as memory:
+        memory.ingest(msg("m1", "I live in Lisbon."))
+    other = settings.model_copy(update={"embedder": "minilm"})
+    with pytest.raises(ConfigError, match="hashing"):
+        Memory.open(settings=other, embedder=_Renamed())
+    with Memory.open(settings=settings, embedder=_Renamed(), reembed=True) as memory:
+        memory.reindex()
+    with Memory.open(settings=settings, embedder=_Renamed()) as memory:  # now built with it
+        assert memory.stores.index.count() == memory.stores.archive.count()
+
+
+class _Renamed:
+    """A hashing embedder under another name (stands in for a different model)."""
+
+    def __init__(self):
+        from memfold.embed import HashingEmbedder
+
+        self._base = HashingEmbedder(seed=1)
+        self.name, self.dim = "other-model", self._base.dim
+
+    def embed(self, texts):
+        return self._base.embed(texts)

@@ -296,6 +296,13 @@ class DuckDBDatabase:
 
     # -- database-wide -----------------------------------------------------------------
 
+    def get_meta(self, key: str) -> str | None:
+        rows = self.fetchall("SELECT value FROM meta WHERE key = ?", [key])
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
     def users(self) -> list[str]:
         union = " UNION ".join(f"SELECT DISTINCT user_id FROM {t}" for t in _USER_TABLES)
         return [row[0] for row in self.fetchall(f"SELECT user_id FROM ({union}) ORDER BY 1")]

@@ -93,10 +93,17 @@ class InMemoryDatabase:
         self._depth = 0
         self._seq = itertools.count(1)
         self._closed = False
+        self._meta: dict[str, str] = {}
 
     def next_seq(self) -> int:
         """Monotonic insertion number (keeps turn order among equal timestamps)."""
         return next(self._seq)
+
+    def get_meta(self, key: str) -> str | None:
+        return self._meta.get(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._meta[key] = value
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
