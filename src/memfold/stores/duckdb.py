@@ -104,6 +104,16 @@ _SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "scratchpad")
 _LOCK_PID = re.compile(r"PID (\d+)")
 # "col IN (list parameter)": a hash join, 4x faster than list_contains for 5,000 ids
 _IN = "IN (SELECT unnest(?::VARCHAR[]))"
+# For the few hundred ids a recall asks for, list_contains is ~7x faster than the semi-join
+# above (2.6 ms vs 17.6 ms over 100,000 rows, 150 ids); the semi-join wins for thousands.
+SMALL_ID_LIST = 500
+
+
+def _ids_clause(column: str, ids: Sequence[str]) -> str:
+    """A filter on ``column`` for a bound list parameter, shaped for the list's size."""
+    if len(ids) <= SMALL_ID_LIST:
+        return f"list_contains(?::VARCHAR[], {column})"
+    return f"{column} {_IN}"
 
 
 def translate(exc: duckdb.Error, path: str) -> StoreError:
@@ -447,9 +457,10 @@ class DuckDBConversationLog:
     def get(self, user_id: str, msg_ids: Sequence[str]) -> list[Message]:
         if not msg_ids:
             return []
+        ids = list(msg_ids)
         rows = self.db.fetchall(
-            f"SELECT {_MSG_COLS} FROM messages WHERE user_id = ? AND msg_id {_IN} "
-            "ORDER BY ts, seq", [user_id, list(msg_ids)])
+            f"SELECT {_MSG_COLS} FROM messages WHERE user_id = ? AND {_ids_clause('msg_id', ids)} "
+            "ORDER BY ts, seq", [user_id, ids])
         return [_message(r) for r in rows]
 
     def exists(self, user_id: str, msg_ids: Sequence[str]) -> set[str]:
@@ -822,7 +833,8 @@ class DuckDBArchiveLog:
     def get(self, user_id: str, item_ids: Sequence[str]) -> list[ArchiveItem]:
         if not item_ids:
             return []
-        return self._select(f"user_id = ? AND item_id {_IN}", [user_id, list(item_ids)])
+        ids = list(item_ids)
+        return self._select(f"user_id = ? AND {_ids_clause('item_id', ids)}", [user_id, ids])
 
     def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
         if kinds is None:
