@@ -109,7 +109,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines = [f"# memfold performance ({results['embedder']} embedder, {results['backend']} backend)", "",
              f"date {results['date']}, commit {str(results['git_commit'])[:12]}, "
              f"{machine['cores']} cores / {machine['ram_gb']} GB RAM (load average {machine.get('load_avg_1m')} "
-             f"at the end), one user, k={results['k']}.", "",
+             f"at the start), one user, k={results['k']}.", "",
              "| messages | ingest msg/s | ingest s | reopen s | recall p50 ms | p95 ms | p99 ms "
              "| peak RSS MB | store MB | bytes/msg |", "|---" * 10 + "|"]
     for row in results["sizes"]:
