@@ -325,6 +325,10 @@ class IngestReport(Record):
     seconds: float = 0.0
 
 
+def unique_sources(items: list[RecallItem]) -> list[str]:
+    return list(dict.fromkeys(src for item in items for src in item.sources))
+
+
 class RecallItem(Record):
     store: StoreName
     text: str
@@ -346,11 +350,8 @@ class RecallResult(Record):
     elapsed_ms: float = 0.0
 
     def sources(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for item in self.items:
-            for src in item.sources:
-                seen.setdefault(src, None)
-        return list(seen)
+        """Every msg_id the items carry, first occurrence first."""
+        return unique_sources(self.items)
 
 
 class ContextSection(Record):
@@ -372,11 +373,8 @@ class Context(Record):
     items: list[RecallItem] = Field(default_factory=list)
 
     def sources(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for item in self.items:
-            for src in item.sources:
-                seen.setdefault(src, None)
-        return list(seen)
+        """Every msg_id the items carry, first occurrence first."""
+        return unique_sources(self.items)
 
 
 class Explanation(Record):

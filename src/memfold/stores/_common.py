@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
@@ -73,3 +74,12 @@ def refuse_foreign_ids(items: Sequence[ArchiveItem], owners: dict[str, str]) -> 
             raise InvalidInputError(
                 f"archive item {item.item_id!r} already belongs to another user",
                 hint="archive item ids must be unique across users (include the user id)")
+
+
+def fsync_path(path: Any) -> None:
+    """fsync a file or a directory (a directory entry must be synced for a rename to be durable)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -37,6 +37,7 @@ from chromadb.errors import ChromaError
 
 from memfold.errors import InvalidInputError, StoreClosedError, VectorIndexError
 from memfold.models import ArchiveItem
+from memfold.stores._common import fsync_path
 
 COLLECTION = "memfold_archive"  # prefix of the per-user collection names
 T = TypeVar("T")
@@ -256,7 +257,7 @@ class ChromaVectorIndex:
             raise VectorIndexError(
                 f"cannot swap in the rebuilt index at {self.path}: {exc}") from exc
         shutil.rmtree(trash, ignore_errors=True)
-        _fsync_dir(self.path.parent)
+        fsync_path(self.path.parent)
 
     def _export(self) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
         ids: list[str] = []
@@ -310,14 +311,6 @@ for user_id, rows in rows_by_user.items():
                           metadatas=[metas[r] for r in chunk])
 client.close()
 """
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _sibling(path: Path, suffix: str) -> Path:

@@ -47,6 +47,7 @@ from memfold.models import (
     ProfileFact,
 )
 from memfold.stores._common import (
+    fsync_path,
     as_utc,
     merge_sources,
     new_change,
@@ -356,10 +357,10 @@ class DuckDBDatabase:
                 raise
             self.close()
             try:
-                _fsync_file(fresh)
+                fsync_path(fresh)
                 os.replace(fresh, self.path)
                 _remove_db_files(Path(self.path), keep_main=True)
-                _fsync_dir(Path(self.path).parent)
+                fsync_path(Path(self.path).parent)
             finally:
                 self._conn = self._connect()
 
@@ -379,22 +380,6 @@ def _remove_db_files(path: Path, *, keep_main: bool = False) -> None:
     targets = [Path(str(path) + ".wal")] + ([] if keep_main else [path])
     for target in targets:
         target.unlink(missing_ok=True)
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _utc(value: datetime | None) -> datetime | None:
