@@ -103,7 +103,7 @@ def check_nothing_lost(world: World) -> None:
         assert row.subject == fact.subject and row.kind == "evicted_fact"
 
 
-def run(stores: Stores, policy: RetentionPolicy, ops: list) -> World:
+def check_invariants(stores: Stores, policy: RetentionPolicy, ops: list) -> World:
     world = World(stores, policy)
     for name, subject, key, hours in ops:
         world.clock += timedelta(hours=hours)
@@ -121,7 +121,7 @@ def run(stores: Stores, policy: RetentionPolicy, ops: list) -> World:
 @settings(max_examples=150, deadline=None)
 @given(policy=policies, ops=operations)
 def test_invariants_on_the_reference_store(policy: RetentionPolicy, ops: list) -> None:
-    run(make_stores("memory"), policy, ops)
+    check_invariants(make_stores("memory"), policy, ops)
 
 
 @pytest.mark.slow
@@ -130,7 +130,7 @@ def test_invariants_on_the_reference_store(policy: RetentionPolicy, ops: list) -
 def test_invariants_on_duckdb(policy: RetentionPolicy, ops: list) -> None:
     stores = make_stores("duckdb")
     try:
-        run(stores, policy, ops)
+        check_invariants(stores, policy, ops)
     finally:
         stores.close()
 
@@ -140,7 +140,7 @@ def test_invariants_on_duckdb(policy: RetentionPolicy, ops: list) -> None:
 def test_invariants_on_duckdb_quick(policy: RetentionPolicy, ops: list) -> None:
     stores = make_stores("duckdb")
     try:
-        run(stores, policy, ops)
+        check_invariants(stores, policy, ops)
     finally:
         stores.close()
 
@@ -149,7 +149,7 @@ def test_the_property_harness_does_retire_facts() -> None:
     """Guard against a vacuous property: a known history retires and archives facts."""
     ops = [("state", "user", "mood", 0), ("state", "user", "job", 1), ("state", "Caroline", "job", 1),
            ("enforce", "", "", 1), ("state", "user", "mood", 1), ("enforce", "", "", 100)]
-    world = run(make_stores("memory"), RetentionPolicy(max_facts=1, ttl_by_key={"mood": "1d"}), ops)
+    world = check_invariants(make_stores("memory"), RetentionPolicy(max_facts=1, ttl_by_key={"mood": "1d"}), ops)
     # cap 1 at 3h evicts mood then user.job (least recently used); mood, stated again, expires at 104h
     assert [(f.subject, f.key, f.value, a) for f, a in world.retired] == [
         ("user", "mood", "value 1", "evict"), ("user", "job", "value 2", "evict"),

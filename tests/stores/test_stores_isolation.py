@@ -77,7 +77,7 @@ def _reads(stores: Stores, user: str) -> dict[str, Any]:
     }
 
 
-def _check(kind: str, tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
+def check_reads_isolated(kind: str, tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
     both, alone = make_stores(kind, tmp_path), make_stores(kind, tmp_path)
     try:
         for user, kind_, ident, version in ops:
@@ -98,14 +98,14 @@ FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 @given(ops=st.lists(op, max_size=25))
 def test_in_memory_reads_of_one_user_never_depend_on_another(
         tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
-    _check("memory", tmp_path, ops)
+    check_reads_isolated("memory", tmp_path, ops)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=FIXTURE_OK)
 @given(ops=st.lists(op, min_size=10, max_size=25))
 def test_duckdb_reads_of_one_user_never_depend_on_another(
         tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
-    _check("duckdb", tmp_path, ops)
+    check_reads_isolated("duckdb", tmp_path, ops)
 
 
 @pytest.mark.slow
@@ -113,7 +113,7 @@ def test_duckdb_reads_of_one_user_never_depend_on_another(
 @given(ops=st.lists(op, max_size=40))
 def test_duckdb_isolation_many_examples(tmp_path: Path,
                                         ops: list[tuple[str, str, str, int]]) -> None:
-    _check("duckdb", tmp_path, ops)
+    check_reads_isolated("duckdb", tmp_path, ops)
 
 
 op_with_deletes = st.one_of(op, st.tuples(
