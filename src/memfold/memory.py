@@ -222,7 +222,7 @@ class Memory:
         from memfold.llm.base import RouteContext
 
         facts = profile if profile is not None else self.stores.profile.list(user_id)
-        return RouteContext(profile=facts, embedding=[float(x) for x in embedding])
+        return RouteContext(profile=facts, embedding=embedding)
 
     def _commit(self, messages: list[Message], decisions: list[RouteDecision]) -> int:
         """One transaction: log, routed writes, archive rows and fold state."""
