@@ -63,6 +63,9 @@ def _load(model_dir: Path, expected_sha256: str, threads: int | None) -> Any:
             try:
                 import torch
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()  # no "Loading weights" bar on every open
 
                 if threads:
                     torch.set_num_threads(threads)
