@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from memfold.errors import InvalidInputError, InvalidMessageError, MemfoldError, UnknownUserError
+from memfold.errors import InvalidInputError, InvalidMessageError, MemfoldError
 from memfold.models import (
     Context,
     Event,

@@ -86,6 +86,20 @@ class _Pool:
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 _OWNER_NAMES = ("user",)
 # Verbs a question about a period uses without naming a topic ("what did we discuss ...?").
+# Words a question uses for a profile key that the stored fact need not contain
+# ("where does she live?" asks for `location`). General English, keyed by the router's
+# normalised key vocabulary (llm/keys.py), not by any data set.
+KEY_CUES = {
+    "name": "name called named", "age": "age old years", "birthday": "birthday born birth",
+    "location": "live lives living home city town country where move moved reside based",
+    "hometown": "from grew up originally born hometown", "job": "job work works working profession career do",
+    "employer": "work works company employer job", "education": "study studied school university degree",
+    "diet": "eat eats eating food diet vegetarian vegan meat", "allergy": "allergic allergy allergies",
+    "partner": "partner married husband wife boyfriend girlfriend spouse", "pet": "pet pets dog cat animal",
+    "family": "family sister brother kids children mother father parents", "hobby": "hobby hobbies free time enjoy",
+    "likes": "like likes love loves favourite favorite enjoy", "preference": "prefer prefers preference want always",
+    "language": "speak speaks language languages", "nationality": "nationality citizen country",
+}
 _TOPICLESS = "discuss discussed talk talked say said tell told mention mentioned chat happen happened going on up"
 
 
@@ -223,7 +237,8 @@ class Retriever:
         terms = self._topic_terms(query, names)
         for fact in self.stores.profile.list(user_id):
             about = fact.subject.lower() in names
-            match = self._overlap(terms, fact_sentence(fact.subject, fact.key, fact.value))
+            cues = KEY_CUES.get(fact.key.split(":", 1)[0], "")
+            match = self._overlap(terms, f"{fact_sentence(fact.subject, fact.key, fact.value)} {cues}")
             if match == 0:
                 continue
             score = self._structured(match, intent.weight("fact"), about=about)
