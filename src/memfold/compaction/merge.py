@@ -14,6 +14,8 @@ their *values* (numbers, explicit dates). Rules, in order:
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -111,31 +113,32 @@ def merge_note(notes: list[Note], history: list[Note], new: Note,
     return notes, history
 
 
+E = TypeVar("E", Decision, Eliminated)
+
+
+def _merge_entry(entries: list[E], new: E, text_field: str, fill: tuple[str, ...],
+                 duplicate_jaccard: float) -> list[E]:
+    """Append ``new``, or fold it into a near-duplicate: sources united, empty ``fill``
+    fields (reason, constraint, why) taken from the newcomer."""
+    entries = list(entries)
+    new_tokens = t.content_tokens(getattr(new, text_field))
+    for index, old in enumerate(entries):
+        if t.jaccard(t.content_tokens(getattr(old, text_field)), new_tokens) >= duplicate_jaccard:
+            update = {name: getattr(old, name) or getattr(new, name) for name in fill}
+            entries[index] = old.model_copy(update={"sources": _union(old.sources, new.sources), **update})
+            return entries
+    entries.append(new)
+    return entries
+
+
 def merge_decision(decisions: list[Decision], new: Decision,
                    duplicate_jaccard: float = 0.75) -> list[Decision]:
-    decisions = list(decisions)
-    new_tokens = t.content_tokens(new.decision)
-    for index, old in enumerate(decisions):
-        if t.jaccard(t.content_tokens(old.decision), new_tokens) >= duplicate_jaccard:
-            decisions[index] = old.model_copy(update={
-                "sources": _union(old.sources, new.sources),
-                "reason": old.reason or new.reason, "constraint": old.constraint or new.constraint})
-            return decisions
-    decisions.append(new)
-    return decisions
+    return _merge_entry(decisions, new, "decision", ("reason", "constraint"), duplicate_jaccard)
 
 
 def merge_eliminated(items: list[Eliminated], new: Eliminated,
                      duplicate_jaccard: float = 0.75) -> list[Eliminated]:
-    items = list(items)
-    new_tokens = t.content_tokens(new.approach)
-    for index, old in enumerate(items):
-        if t.jaccard(t.content_tokens(old.approach), new_tokens) >= duplicate_jaccard:
-            items[index] = old.model_copy(update={
-                "sources": _union(old.sources, new.sources), "why": old.why or new.why})
-            return items
-    items.append(new)
-    return items
+    return _merge_entry(items, new, "approach", ("why",), duplicate_jaccard)
 
 
 def answers(question: str, later: str) -> bool:
