@@ -14,10 +14,9 @@ their *values* (numbers, explicit dates). Rules, in order:
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 import re
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
 from datetime import datetime
 from typing import Literal
 
