@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TypeVar
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 from memfold.compaction import text as t
 from memfold.models import Decision, Eliminated, Note
