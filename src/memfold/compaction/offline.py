@@ -4,15 +4,20 @@ Extractive means every sentence it emits is a verbatim span of a source turn (pr
 with the speaker's name), and every record lists the ``msg_id`` values whose words it
 keeps. Nothing is paraphrased, so nothing can be fabricated.
 
-Selecting sentences for an episode (budget = ``target_ratio`` x the folded turns' tokens):
+Selecting sentences for an episode (budget = ``target_ratio`` x the folded turns' tokens,
+counted as the episode is rendered: heading, one quoted line per turn, source tags):
 
 1. split turns into sentences and score each (``scoring.py``: the spec's importance bands);
 2. drop near-duplicates (content-token Jaccard), uniting their sources;
 3. keep every pinned sentence (importance >= ``pin_threshold``), whatever the budget;
-4. fill the rest of the budget greedily by (importance + 0.25 x key facts not yet
-   covered) / sqrt(tokens): a budgeted coverage heuristic that favours sentences carrying
-   numbers, dates and names nothing kept so far carries;
+4. fill the rest of the budget greedily by (importance + 0.5 x key facts not yet
+   covered) / sqrt(cost), where a sentence opening a new line also pays the line's
+   speaker, quotes and source tag: a budgeted coverage heuristic that favours sentences
+   carrying numbers, dates and names nothing kept so far carries, and turns already quoted;
 5. never keep low-importance filler (< 0.3) that adds no new key fact.
+
+The coverage weight (0.5, was 0.25) and the line-aware cost were chosen on the LoCoMo
+development conversations (``benchmarks/compaction.py``); nothing else is fitted to them.
 """
 
 from __future__ import annotations
@@ -25,11 +30,11 @@ from dataclasses import dataclass, field
 
 from memfold.compaction import merge, scoring
 from memfold.compaction import text as t
-from memfold.compaction.base import FoldSettings
+from memfold.compaction.base import FoldSettings, episode_heading, line_markup
 from memfold.models import Decision, Eliminated, Episode, Message, Note, SemanticMemory
 from memfold.tokens import TokenCounter, default_counter
 
-_COVERAGE_WEIGHT = 0.25
+_COVERAGE_WEIGHT = 0.5
 _FILLER_FLOOR = 0.3
 _MAX_OPEN_QUESTIONS = 3
 _PATTERN_WORDS = frozenset("always usually often every whenever typically tend tends habit".split())
@@ -39,13 +44,14 @@ _PATTERN_WORDS = frozenset("always usually often every whenever typically tend t
 class Candidate:
     """One sentence of one turn, scored."""
 
-    position: int  # order in the folded turns (turn index * 1000 + sentence index)
+    position: int  # order in the folded turns (turn index * 1e6 + sentence index)
     message: Message
     text: str  # "Speaker: sentence"
     sentence: str
     signals: scoring.Signals
     importance: float
-    tokens: int
+    tokens: int  # of "Speaker: sentence"
+    sentence_tokens: int  # of the sentence alone (what it adds to a line already open)
     facts: frozenset[str]
     sources: list[str] = field(default_factory=list)
 
@@ -65,7 +71,8 @@ class OfflineCompactor:
                         turn_range: tuple[int, int], user_id: str) -> Episode:
         candidates = self.candidates(turns)
         open_ones = _open_questions(candidates)
-        kept = self.select(candidates, budget=self._budget(turns), must_keep=open_ones)
+        kept = self.select(candidates, budget=self._budget(turns, episode_id),
+                           must_keep=open_ones)
         notes = [self._note(c) for c in kept]
         return Episode(
             episode_id=episode_id, user_id=user_id, turn_range=turn_range,
@@ -79,9 +86,14 @@ class OfflineCompactor:
             ended_at=turns[-1].ts if turns else None,
         )
 
-    def _budget(self, turns: list[Message]) -> int:
+    def _budget(self, turns: list[Message], episode_id: int) -> int:
+        """``target_ratio`` x the folded tokens, minus the episode's heading when the budget
+        is the rendered cost (``budget_includes_markup``)."""
         tokens_in = sum(self.counter.count(turn.text) for turn in turns)
-        return int(tokens_in * self.settings.target_ratio)
+        budget = int(tokens_in * self.settings.target_ratio)
+        if self.settings.budget_includes_markup and turns:
+            budget -= self.counter.count(episode_heading(episode_id, turns[0].ts))
+        return budget
 
     def candidates(self, turns: list[Message]) -> list[Candidate]:
         """Every sentence of ``turns``, scored and deduplicated (sources of duplicates united).
@@ -117,6 +129,7 @@ class OfflineCompactor:
         return Candidate(position=position, message=turn, text=text, sentence=sentence,
                          signals=sig, importance=scoring.score_signals(sig),
                          tokens=max(1, self.counter.count(text)),
+                         sentence_tokens=max(1, self.counter.count(sentence)),
                          facts=frozenset(t.key_facts(sentence, names)), sources=[turn.msg_id])
 
     def select(self, candidates: list[Candidate], *, budget: int,
@@ -130,31 +143,49 @@ class OfflineCompactor:
         forced = {id(c) for c in must_keep}
         kept = [c for c in candidates
                 if c.importance >= self.settings.pin_threshold or id(c) in forced]
-        lines = {c.message.msg_id for c in kept}
-        # every note carries its speaker's name as a prefix: speaker names are never "new"
-        covered = {speaker_label(c.message).lower() for c in candidates}
-        covered = covered.union(*(c.facts for c in kept))
-        remaining = budget - sum(c.tokens for c in kept) - sum(self._line_cost(m) for m in lines)
+        lines = {tuple(c.sources) for c in kept}
+        # a kept note carries its speaker's name as a prefix: that name is covered by it.
+        # Only facts the turns mention count ("Bob: ok" does not win by naming Bob).
+        mentioned = frozenset().union(*(c.facts for c in candidates))
+        covered = set().union(*(_covers(c) for c in kept))
+        remaining = budget - self._cost(kept)
         chosen = {id(c) for c in kept}
         pool = [c for c in candidates if id(c) not in chosen]
+        def cost_of(c: Candidate) -> int:  # a new line also pays its quoting and source tag
+            if not self.settings.budget_includes_markup:
+                return c.tokens
+            if tuple(c.sources) in lines:
+                return c.sentence_tokens  # joins its turn's line: no second speaker prefix
+            return c.tokens + self._line_cost(tuple(c.sources))
+
         while pool:
-            best = max(pool, key=lambda c: (_gain(c, covered) / math.sqrt(c.tokens), -c.position))
+            best = max(pool, key=lambda c: (_gain(c, covered, mentioned) / math.sqrt(cost_of(c)), -c.position))
             pool.remove(best)
-            cost = best.tokens + (0 if best.message.msg_id in lines
-                                  else self._line_cost(best.message.msg_id))
-            if best.importance < _FILLER_FLOOR and not best.facts - covered or cost > remaining:
+            line = tuple(best.sources)
+            cost = cost_of(best)
+            new_facts = _covers(best) & mentioned - covered
+            if best.importance < _FILLER_FLOOR and not new_facts or cost > remaining:
                 continue
             kept.append(best)
-            lines.add(best.message.msg_id)
-            covered |= best.facts
+            lines.add(line)
+            covered |= _covers(best)
             remaining -= cost
         return sorted(kept, key=lambda c: c.position)
 
-    def _line_cost(self, msg_id: str) -> int:
+    def _line_cost(self, sources: tuple[str, ...]) -> int:
         """Tokens a rendered episode line adds around its sentences: - "..." [msg_id]."""
+        return self.counter.count(line_markup(list(sources)))
+
+    def _cost(self, kept: list[Candidate]) -> int:
+        """What ``kept`` costs as rendered: one line per turn, its speaker named once."""
         if not self.settings.budget_includes_markup:
-            return 0
-        return self.counter.count(f'- "" [{msg_id}]')
+            return sum(c.tokens for c in kept)
+        first: dict[tuple[str, ...], Candidate] = {}
+        for cand in kept:
+            first.setdefault(tuple(cand.sources), cand)
+        return (sum(c.sentence_tokens for c in kept)
+                + sum(c.tokens - c.sentence_tokens + self._line_cost(line)
+                      for line, c in first.items()))
 
     def _note(self, candidate: Candidate) -> Note:
         return Note(text=candidate.text, sources=candidate.sources,
@@ -273,8 +304,13 @@ def known_names(turns: list[Message]) -> frozenset[str]:
     return frozenset(names | {turn.speaker.lower() for turn in turns})
 
 
-def _gain(candidate: Candidate, covered: set[str]) -> float:
-    return candidate.importance + _COVERAGE_WEIGHT * len(candidate.facts - covered)
+def _covers(candidate: Candidate) -> frozenset[str]:
+    """Key facts a kept note makes present: its own, plus its speaker's name (the prefix)."""
+    return candidate.facts | {speaker_label(candidate.message).lower()}
+
+
+def _gain(candidate: Candidate, covered: set[str], mentioned: frozenset[str]) -> float:
+    return candidate.importance + _COVERAGE_WEIGHT * len(_covers(candidate) & mentioned - covered)
 
 
 def _deduplicate(candidates: list[Candidate], threshold: float) -> list[Candidate]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memfold.compaction.base import episode_heading
 from memfold.compaction.manager import parse_summary
 from memfold.compaction.text import split_sentences
 from memfold.models import Decision, Eliminated, Episode, FoldState, Note, SemanticMemory
@@ -146,9 +147,7 @@ def _all_quoted(summary: str, quoted: str) -> bool:
 
 
 def _episode_heading(episode: Episode) -> str:
-    start, end = episode.turn_range
-    when = f", {episode.started_at.date().isoformat()}" if episode.started_at else ""
-    return f"Episode {episode.episode_id} (turns {start}-{end}{when})"
+    return episode_heading(episode.episode_id, episode.started_at).removeprefix("### ")
 
 
 def _episode_body(episode: Episode) -> list[tuple[float, str]]:
