@@ -70,6 +70,7 @@ def _reads(stores: Stores, user: str) -> dict[str, Any]:
         "archive.list": stores.archive.list(user),
         "archive.kinds": stores.archive.list(user, kinds=["fact"]),
         "archive.get": stores.archive.get(user, [f"{u}:{i}" for u in USERS for i in IDS]),
+        "archive.texts": stores.archive.texts(user, [f"{u}:{i}" for u in USERS for i in IDS]),
         "archive.count": stores.archive.count(user),
         "folds.load": stores.folds.load(user),
         "index.ids": stores.index.ids(user),

@@ -100,6 +100,15 @@ def test_archive_get_never_crosses_users(stores: Stores) -> None:
     assert stores.archive.get("ana", ["b1"]) == []
 
 
+def test_archive_texts_are_the_rows_texts_of_that_user_only(stores: Stores) -> None:
+    rows = [item("a1"), item("a2", sources=("m2",)), item("b1", user="bob")]
+    stores.archive.add(rows)
+    texts = stores.archive.texts("ana", ["a1", "a2", "b1", "missing"])
+    assert texts == {r.item_id: r.text for r in rows[:2]}
+    assert stores.archive.texts("ana", []) == {}
+    assert stores.archive.texts("bob", ["a1"]) == {}
+
+
 # -- fold state -----------------------------------------------------------------------------
 
 

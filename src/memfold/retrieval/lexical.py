@@ -88,9 +88,15 @@ class RowInfo(NamedTuple):
 
     item_id: str
     kind: str
-    sources: tuple[str, ...]
-    subject: str | None  # lower-cased
+    sources: tuple[str, ...]  # in the row's order
+    subject: str | None  # as stored
     occurred_at: datetime | None
+    flags: tuple[str, ...] = ()
+
+    @property
+    def about(self) -> str | None:
+        """Who the row is about, lower-cased (for matching names in a query)."""
+        return self.subject.lower() if self.subject else None
 
 
 @dataclass(frozen=True)
@@ -125,8 +131,8 @@ class UserIndex:
         doc = len(self.item_ids)
         self.item_ids.append(item.item_id)
         self.positions[item.item_id] = doc
-        self.rows.append(RowInfo(item.item_id, item.kind, tuple(sorted(item.sources)),
-                                 item.subject.lower() if item.subject else None, item.occurred_at))
+        self.rows.append(RowInfo(item.item_id, item.kind, tuple(item.sources), item.subject,
+                                 item.occurred_at, tuple(item.flags)))
         if item.kind in SKIP_KINDS:  # described and counted (the cache check compares counts), never matched
             self.lengths.append(0.0)
             self.prev.append(-1)
@@ -196,8 +202,10 @@ def _accumulate(scores: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: 
     if len(docs) == 0:
         return
     if repeats:
-        unique, inverse = np.unique(docs, return_inverse=True)
-        tf = np.bincount(inverse, weights=tfs).astype(np.float32)
+        # one O(n) count beats sorting for np.unique once posting lists reach thousands
+        counts = np.bincount(docs, weights=tfs, minlength=n)
+        unique = np.flatnonzero(counts)
+        tf = counts[unique].astype(np.float32)
     else:
         unique, tf = docs, tfs
     idf = np.log1p((n - len(unique) + 0.5) / (len(unique) + 0.5))

@@ -184,17 +184,17 @@ class Retriever:
         for group in _by_sources(rows):
             # one memory indexed under several keys (raw text, extraction): its best score per list
             score = sum(weight * max(scores.get(r.item_id, 0.0) for r in group) for weight, scores in lists)
-            if any(r.subject in names for r in group):
+            if any(r.about in names for r in group):
                 score += s.subject_boost
             if intent.time_range is not None and any(_within(r.occurred_at, intent.time_range) for r in group):
                 score += s.range_boost * max(intent.weight("temporal"), 0.5)
             shown = next((r for r in group if _key_family(r.kind) == "raw"), group[0])
             scored.append((score, shown.item_id))
         best = sorted(scored, reverse=True)[:limit]
-        fetched = {row.item_id: row for row in self.stores.archive.get(user_id, [i for _, i in best])}
+        texts = self.stores.archive.texts(user_id, [i for _, i in best])
         for score, item_id in best:
-            if item_id in fetched:
-                pool.offer(item_id, archive_recall_item(fetched[item_id], score), score)
+            if item_id in texts:  # a row deleted since the index was built is skipped
+                pool.offer(item_id, row_recall_item(infos[item_id], texts[item_id], score), score)
 
     def _only_time(self, query: str, now: datetime) -> bool:
         """True when the query has no content word outside its time expressions."""
@@ -331,7 +331,7 @@ def _within(when: datetime | None, time_range: tuple[datetime, datetime]) -> boo
 def _by_sources(rows: Sequence[RowInfo]) -> list[list[RowInfo]]:
     groups: dict[tuple[str, ...], list[RowInfo]] = {}
     for row in rows:
-        groups.setdefault(row.sources, []).append(row)
+        groups.setdefault(tuple(sorted(row.sources)), []).append(row)
     return list(groups.values())
 
 
@@ -354,7 +354,14 @@ _ARCHIVE_STORE = {"episode": "episodes", "summary": "episodes"}
 
 
 def archive_recall_item(row: ArchiveItem, score: float) -> RecallItem:
-    return RecallItem(store=_ARCHIVE_STORE.get(row.kind, "archive"), text=row.text, score=round(score, 6),
+    info = RowInfo(row.item_id, row.kind, tuple(row.sources), row.subject, row.occurred_at,
+                   tuple(row.flags))
+    return row_recall_item(info, row.text, score)
+
+
+def row_recall_item(row: RowInfo, text: str, score: float) -> RecallItem:
+    """An archive row as a recall item, from the lexical index's row info and its text."""
+    return RecallItem(store=_ARCHIVE_STORE.get(row.kind, "archive"), text=text, score=round(score, 6),
                       sources=list(row.sources), occurred_at=row.occurred_at, subject=row.subject,
                       item_id=row.item_id, meta={"kind": row.kind, "flags": list(row.flags)})
 

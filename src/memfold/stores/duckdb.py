@@ -821,6 +821,15 @@ class DuckDBArchiveLog:
         ids = list(item_ids)
         return self._select(f"user_id = ? AND {_ids_clause('item_id', ids)}", [user_id, ids])
 
+    def texts(self, user_id: str, item_ids: Sequence[str]) -> dict[str, str]:
+        if not item_ids:
+            return {}
+        ids = list(item_ids)
+        rows = self.db.fetchall(
+            f"SELECT item_id, text FROM archive WHERE user_id = ? AND {_ids_clause('item_id', ids)}",
+            [user_id, ids])
+        return dict(rows)
+
     def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
         if kinds is None:
             return self._select("user_id = ?", [user_id])

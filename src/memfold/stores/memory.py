@@ -474,6 +474,12 @@ class InMemoryArchiveLog:
         wanted = set(item_ids)
         return self._items(lambda r: r[1].user_id == user_id and r[1].item_id in wanted)
 
+    def texts(self, user_id: str, item_ids: Sequence[str]) -> dict[str, str]:
+        with self.db.lock:
+            rows = self.db.table("archive")
+            found = (rows[i][1] for i in set(item_ids) if i in rows)
+            return {item.item_id: item.text for item in found if item.user_id == user_id}
+
     def list(self, user_id: str, kinds: Sequence[str] | None = None) -> list[ArchiveItem]:
         return self._items(
             lambda r: r[1].user_id == user_id and (kinds is None or r[1].kind in kinds))
