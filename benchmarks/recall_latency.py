@@ -6,7 +6,9 @@ With ``--index memory`` the dense side is exact numpy search (no Chroma), which
 separates Chroma's cost (its ``where user_id`` filter dominates) from the rest.
 Archive vectors come from the hashing embedder (latency does not depend on vector
 quality, and embedding 100,000 texts with MiniLM would take ~20 minutes on 2 cores);
-queries are embedded with the real MiniLM model, as in production. Prints p50/p95 of
+queries are embedded with the real model, as in production (``--embedder``: the default
+int8 ONNX MiniLM, or fp32). ``--store DIR`` keeps the populated store for reruns;
+``--profile`` prints where the time goes. Prints p50/p95 of
 ``Retriever.recall`` (query embedding included) after one warm-up query (the lazy BM25
 build, reported separately) and writes benchmarks/results/recall_latency.json.
 """
@@ -14,7 +16,10 @@ build, reported separately) and writes benchmarks/results/recall_latency.json.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import os
+import pstats
 import random
 import tempfile
 import time
@@ -23,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memfold.embed import HashingEmbedder, MiniLMEmbedder
+from memfold.embed import HashingEmbedder
 from memfold.models import Message, RouteDecision
 from memfold.retrieval.indexing import archive_items
 from memfold.retrieval.recall import Retriever
@@ -58,39 +63,70 @@ def populate(stores, user_id: str, count: int, batch: int = 2000) -> float:  # t
     return time.perf_counter() - began
 
 
+def query_embedder(name: str):  # type: ignore[no-untyped-def]
+    """The query-side embedder, built the way ``config.build_embedder`` builds it."""
+    from memfold.config import Settings, build_embedder
+
+    return build_embedder(Settings(embedder=name))
+
+
+def open_populated(path: Path | None, tmp: str, count: int, index: str):  # type: ignore[no-untyped-def]
+    """Stores holding ``count`` messages: ``path`` is reused when it already holds them."""
+    reuse = path is not None and (path / "memfold.duckdb").exists()
+    stores = open_stores(path or Path(tmp) / "store")
+    if index == "memory":
+        stores.index = InMemoryVectorIndex()
+        reuse = False  # the in-memory index is not persisted
+    populate_s = 0.0 if reuse else populate(stores, "u1", count)
+    return stores, populate_s
+
+
+def timed_queries(retriever: Retriever, repeats: int) -> list[float]:
+    times = []
+    for repeat in range(repeats):
+        for query in QUERIES:
+            text = f"{query} ({repeat})"  # defeat the embedder's query cache
+            began = time.perf_counter()
+            retriever.recall(text, "u1", k=10)
+            times.append((time.perf_counter() - began) * 1000)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--index", choices=["chroma", "memory"], default="chroma",
                         help="memory: exact numpy search instead of Chroma (isolates the retrieval layer)")
+    parser.add_argument("--embedder", choices=["minilm-int8", "minilm"], default="minilm-int8",
+                        help="query embedder (default: the library default)")
+    parser.add_argument("--store", type=Path, help="keep the populated store here and reuse it next time")
+    parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        stores = open_stores(Path(tmp) / "store")
-        if args.index == "memory":
-            stores.index = InMemoryVectorIndex()
+        stores, populate_s = open_populated(args.store, tmp, args.messages, args.index)
         try:
-            populate_s = populate(stores, "u1", args.messages)
-            embedder = MiniLMEmbedder()
+            embedder = query_embedder(args.embedder)
             embedder.embed(["warm up the model"])
             retriever = Retriever(stores, embedder)
             began = time.perf_counter()
             retriever.recall("warm up", "u1", k=10)
             build_s = time.perf_counter() - began
-            times = []
-            for repeat in range(args.repeats):
-                for query in QUERIES:
-                    text = f"{query} ({repeat})"  # defeat the embedder's query cache
-                    began = time.perf_counter()
-                    retriever.recall(text, "u1", k=10)
-                    times.append((time.perf_counter() - began) * 1000)
+            profiler = cProfile.Profile() if args.profile else None
+            if profiler:
+                profiler.enable()
+            times = timed_queries(retriever, args.repeats)
+            if profiler:
+                profiler.disable()
+                pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
         finally:
             stores.close()
-    report = {"messages": args.messages, "index": args.index, "queries": len(times), "populate_s": round(populate_s, 1),
+    report = {"messages": args.messages, "index": args.index, "embedder": embedder.name,
+              "queries": len(times), "populate_s": round(populate_s, 1),
               "first_recall_s (BM25 build)": round(build_s, 2),
               "p50_ms": round(float(np.percentile(times, 50)), 1), "p95_ms": round(float(np.percentile(times, 95)), 1),
-              "max_ms": round(max(times), 1)}
+              "max_ms": round(max(times), 1), "load_avg_1m": round(os.getloadavg()[0], 2)}
     print(json.dumps(report, indent=1))
     out = args.out or Path(__file__).parent / "results" / f"recall_latency_{args.index}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
