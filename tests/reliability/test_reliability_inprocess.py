@@ -88,11 +88,13 @@ def test_bad_input_is_rejected_per_line_and_valid_input_kept(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_real_model_poisoning_and_isolation(tmp_path: Path) -> None:
-    """The offline router's prototypes use the embedder: with real MiniLM vectors a payload
-    must still never become a fact, and dense search must still stay inside one user."""
-    poisoned = rel_poisoning.poisoning(str(tmp_path / "p"), contexts=4, embedder="minilm")
+@pytest.mark.parametrize("embedder", ["minilm-int8", "minilm"])
+def test_real_model_poisoning_and_isolation(tmp_path: Path, embedder: str) -> None:
+    """The offline router's prototypes use the embedder: with real MiniLM vectors (the default
+    int8 model and the fp32 one) a payload must still never become a fact, and dense search
+    must still stay inside one user."""
+    poisoned = rel_poisoning.poisoning(str(tmp_path / "p"), contexts=4, embedder=embedder)
     assert poisoned["profile_facts_from_payloads"] == 0 and poisoned["events_from_payloads"] == 0
     assert poisoned["unflagged"] == [] and poisoned["removals_left_behind"] == 0
-    isolated = rel_isolation.isolation(str(tmp_path / "i"), operations=120, embedder="minilm")
+    isolated = rel_isolation.isolation(str(tmp_path / "i"), operations=120, embedder=embedder)
     assert isolated["leaks"] == 0, isolated["leak_examples"]

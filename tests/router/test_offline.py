@@ -135,18 +135,20 @@ def test_any_text_gets_exactly_one_valid_decision(text: str, role: str) -> None:
 
 
 @pytest.mark.slow
-def test_real_model_routes_the_dev_split() -> None:
-    """The real MiniLM path end to end (the benchmark reports the figures)."""
+@pytest.mark.parametrize("embedder_name", ["minilm-int8", "minilm"])
+def test_real_model_routes_the_dev_split(embedder_name: str) -> None:
+    """The real MiniLM path end to end, int8 (the default) and fp32 (the benchmark reports
+    the figures)."""
     import json
     from pathlib import Path
 
-    from memfold.embed import MiniLMEmbedder
+    from memfold.config import Settings, build_embedder
 
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "routing_dev.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     messages = [Message(msg_id=r["id"], user_id="b", speaker=r["speaker"], role=r["role"],
                         text=r["text"], ts=T0) for r in rows]
-    embedder = MiniLMEmbedder()
+    embedder = build_embedder(Settings(embedder=embedder_name))
     vectors = embedder.embed([m.text for m in messages])
     decisions = Router(OfflineBackend(embedder)).route_many(
         messages, [RouteContext(embedding=v) for v in vectors])

@@ -25,13 +25,18 @@ from memfold.errors import ConfigError
 from memfold.tokens import TokenCounter
 
 
-def _embedder_factory(embedder: Embedder | None) -> Callable[[], Embedder]:
-    """The baselines' embedders: the given one, else a real MiniLM per system (weights shared)."""
+def _embedder_factory(embedder: Embedder | None,
+                      memfold_settings: Any = None) -> Callable[[], Embedder]:
+    """The baselines' embedders: the given one, else one real MiniLM per system (weights shared):
+    the fp32 one when memfold's settings ask for it, else the default int8 one, so that the
+    baselines and memfold embed with the same model."""
     if embedder is not None:
         return lambda: embedder
-    from memfold.embed.minilm import MiniLMEmbedder
+    from memfold.embed import MiniLMEmbedder, MiniLMInt8Embedder
 
-    return MiniLMEmbedder
+    if memfold_settings is not None and memfold_settings.embedder == "minilm":
+        return MiniLMEmbedder
+    return MiniLMInt8Embedder
 
 
 def default_memfold_settings(**overrides: Any) -> Any:
@@ -73,7 +78,7 @@ def _describe(factories: Mapping[str, SystemFactory], memfold_settings: Any,
               embedder: Embedder | None) -> dict[str, Any]:
     """What was measured with what: recorded in results.json."""
     described: dict[str, Any] = {
-        "baseline_embedder": embedder.name if embedder is not None else "all-MiniLM-L6-v2"}
+        "baseline_embedder": _embedder_factory(embedder, memfold_settings)().name}
     if "memfold" in factories and memfold_settings is not None:
         described["memfold_settings"] = {
             "embedder": memfold_settings.embedder, "backend": memfold_settings.resolved_backend(),
@@ -90,13 +95,14 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
                details: bool = False) -> dict[str, Any]:
     """LoCoMo evidence recall of memfold and the baselines; each conversation in a fresh store.
 
-    ``embedder`` is the baselines' (default: the real MiniLM, as memfold's default config uses);
+    ``embedder`` is the baselines' (default: the real MiniLM memfold's settings use, int8 by default);
     ``factories`` replaces the named systems entirely (tests pass in-memory ones).
     """
     dataset = load_locomo(path, conversations=conversations)
     if factories is None:
         memfold_settings = memfold_settings or default_memfold_settings()
-        factories = default_factories(systems, _embedder_factory(embedder), memfold_settings)
+        factories = default_factories(systems, _embedder_factory(embedder, memfold_settings),
+                                      memfold_settings)
     results = run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
                           counter=counter, progress=progress, details=details,
                           extra={"dataset_path": str(Path(path).resolve()),
@@ -135,7 +141,8 @@ def _question_factories(messages: str | Path | None, store: str | Path | None,
                         memfold_settings: Any) -> Mapping[str, SystemFactory]:
     memfold_settings = memfold_settings or default_memfold_settings()
     if messages is not None:
-        return default_factories(systems or ALL_SYSTEMS, _embedder_factory(embedder), memfold_settings)
+        return default_factories(systems or ALL_SYSTEMS, _embedder_factory(embedder, memfold_settings),
+                                 memfold_settings)
     if store is None:
         raise ConfigError("no messages file and no store to ask",
                           hint="pass --messages FILE.jsonl, or --store DIR holding ingested messages")
