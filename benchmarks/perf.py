@@ -1,6 +1,7 @@
 """memfold performance suite: ingest throughput, recall latency, memory and disk vs store size.
 
-    .venv/bin/python benchmarks/perf.py                       # sizes 1k,10k (real MiniLM, offline)
+    .venv/bin/python benchmarks/perf.py                       # sizes 1k,10k (int8 MiniLM, offline)
+    .venv/bin/python benchmarks/perf.py --embedder minilm     # the same with the fp32 MiniLM
     .venv/bin/python benchmarks/perf.py --sizes 1000,10000,100000 --out benchmarks/results/perf
 
 Each size runs in its own subprocess (so peak RSS is that size's own) on a fresh store in a
@@ -149,7 +150,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=200, help="recall queries per size")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--batch", type=int, default=500, help="messages per ingest_many call")
-    parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
+    parser.add_argument("--embedder", default="minilm-int8", choices=["minilm-int8", "minilm", "hashing"],
+                        help="minilm-int8 (memfold's default), minilm (fp32) or hashing")
     parser.add_argument("--backend", default="offline", choices=["offline", "anthropic", "auto"])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/perf"))
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
