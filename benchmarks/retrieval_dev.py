@@ -26,7 +26,8 @@ import numpy as np
 
 from memfold.bench.locomo import load_locomo
 from memfold.bench.metrics import recall_at_k, within_budget
-from memfold.embed import MiniLMEmbedder
+from memfold.config import Settings, build_embedder
+from memfold.embed import Embedder
 from memfold.models import Message, RouteDecision
 from memfold.retrieval.indexing import archive_items
 from memfold.retrieval.recall import RecallSettings, Retriever
@@ -35,9 +36,9 @@ from memfold.tokens import default_counter
 
 
 class CachedEmbedder:
-    """MiniLM with a text-keyed .npz cache on disk (benchmark reruns only)."""
+    """An embedder with a text-keyed .npz cache on disk (benchmark reruns only)."""
 
-    def __init__(self, base: MiniLMEmbedder, path: Path) -> None:
+    def __init__(self, base: Embedder, path: Path) -> None:
         self.base, self.path, self.name, self.dim = base, path, base.name, base.dim
         self.cache: dict[str, np.ndarray] = {}
         if path.exists():
@@ -91,9 +92,11 @@ def ingest(stores: Stores, retriever: Retriever, embedder: CachedEmbedder, messa
 
 
 def evaluate(path: str, *, use_router: bool, cache: Path, settings: RecallSettings,
-             budget: int, extractions: bool = True) -> dict[str, object]:
+             budget: int, extractions: bool = True,
+             embedder_name: str = "minilm-int8") -> dict[str, object]:
     dataset = load_locomo(path)
-    embedder = CachedEmbedder(MiniLMEmbedder(), cache)
+    embedder = CachedEmbedder(build_embedder(Settings(embedder=embedder_name)),
+                              cache.with_name(f"{cache.stem}.{embedder_name}{cache.suffix}"))
     counter = default_counter()
     scores: dict[str, list[float]] = defaultdict(list)
     latencies: list[float] = []
@@ -114,7 +117,7 @@ def evaluate(path: str, *, use_router: bool, cache: Path, settings: RecallSettin
                 scores[f"{name}|{question.category}"].append(value)
     embedder.save()
     summary = {name: round(float(np.mean(values)), 4) for name, values in sorted(scores.items())}
-    return {"dataset": path, "router": use_router, "extraction_rows": extractions, "archive_rows": rows, "questions": len(scores["R@10"]),
+    return {"dataset": path, "embedder": embedder.name, "router": use_router, "extraction_rows": extractions, "archive_rows": rows, "questions": len(scores["R@10"]),
             "settings": settings.model_dump(), "recall": summary,
             "latency_ms_p50": round(float(np.percentile(latencies, 50)), 2),
             "latency_ms_p95": round(float(np.percentile(latencies, 95)), 2)}
@@ -125,7 +128,9 @@ def main() -> None:
     parser.add_argument("path")
     parser.add_argument("--router", action="store_true", help="route messages (offline backend) and apply them")
     parser.add_argument("--no-extractions", action="store_true", help="archive raw rows only")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/memfold-retrieval-embeddings.npz"))
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/memfold-retrieval-embeddings.npz"),
+                        help="embedding cache; the embedder's name is added to the file name")
+    parser.add_argument("--embedder", choices=["minilm-int8", "minilm"], default="minilm-int8")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--set", action="append", default=[], help="RecallSettings override, name=value")
     parser.add_argument("--out", type=Path)
@@ -133,7 +138,7 @@ def main() -> None:
     overrides = dict(item.split("=", 1) for item in args.set)
     settings = RecallSettings(**overrides)
     report = evaluate(args.path, use_router=args.router, cache=args.cache, settings=settings, budget=args.budget,
-                      extractions=not args.no_extractions)
+                      extractions=not args.no_extractions, embedder_name=args.embedder)
     recall = report["recall"]
     assert isinstance(recall, dict)
     for name in sorted(k for k in recall if "|" not in k):

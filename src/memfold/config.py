@@ -49,6 +49,12 @@ class Settings(BaseModel):
     max_text_chars: int = Field(default=200_000, gt=0)
     max_future_skew_seconds: int = Field(default=24 * 3600, ge=0)
     ingest_batch_size: int = Field(default=256, gt=0)
+    # Archive a FACT/EVENT message a second time as its extraction text? Off: on LoCoMo-dev
+    # the extra rows cost 0.47 embeddings per message at ingest and lowered evidence recall
+    # (benchmarks/retrieval_dev.py --router, int8 model: R@10 0.758 / within 1,000 tokens
+    # 0.845 with them, 0.769 / 0.859 without); the fact and the event stay findable
+    # through the profile and the event log.
+    index_extractions: bool = False
     fold: dict[str, Any] = Field(default_factory=dict)  # overrides of compaction.FoldSettings
     recall: dict[str, Any] = Field(default_factory=dict)  # overrides of retrieval settings
     retention: dict[str, Any] = Field(default_factory=dict)  # profile forgetting policies

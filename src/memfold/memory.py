@@ -241,7 +241,8 @@ class Memory:
                     self._layer_long_document(message)
             for user_id, group in _group_by_user(messages, decisions):
                 msgs = [m for m, _ in group]
-                items = archive_items(msgs, [d for _, d in group], previous=previous[user_id])
+                items = archive_items(msgs, [d for _, d in group], previous=previous[user_id],
+                                      extractions=self.settings.index_extractions)
                 outcome = self._fold(user_id, msgs)
                 items += outcome.archive
                 self.stores.archive.add(items)
