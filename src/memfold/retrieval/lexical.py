@@ -99,6 +99,15 @@ class RowInfo(NamedTuple):
         return self.subject.lower() if self.subject else None
 
 
+class _Stats(NamedTuple):
+    lengths: np.ndarray
+    prev: np.ndarray
+    next: np.ndarray
+    window_lengths: np.ndarray
+    own_avg: float
+    window_avg: float
+
+
 @dataclass(frozen=True)
 class LexicalHits:
     """Two rankings of one query: (item_id, score), best first; and who the rows are about."""
@@ -123,11 +132,13 @@ class UserIndex:
         self.subjects: set[str] = set()
         self.rows: list[RowInfo] = []
         self._last_message: tuple[int, datetime | None] | None = None
+        self._stats: _Stats | None = None  # derived from lengths and links; reset by add()
 
     def __len__(self) -> int:
         return len(self.item_ids)
 
     def add(self, item: ArchiveItem) -> None:
+        self._stats = None
         doc = len(self.item_ids)
         self.item_ids.append(item.item_id)
         self.positions[item.item_id] = doc
@@ -165,12 +176,9 @@ class UserIndex:
         if not terms or not self.item_ids:
             return LexicalHits([], [], subjects)
         n = len(self.item_ids)
-        lengths = np.frombuffer(self.lengths, dtype=np.float32)
-        prev = np.frombuffer(self.prev, dtype=np.int32)
-        nxt = np.frombuffer(self.next, dtype=np.int32)
-        window_lengths = lengths + _gather(lengths, prev) + _gather(lengths, nxt)
-        own_avg = float(lengths.mean()) or 1.0
-        window_avg = float(window_lengths.mean()) or 1.0
+        st = self.stats()
+        lengths, prev, nxt, window_lengths = st.lengths, st.prev, st.next, st.window_lengths
+        own_avg, window_avg = st.own_avg, st.window_avg
         own = np.zeros(n, dtype=np.float32)
         window = np.zeros(n, dtype=np.float32)
         for term in terms:
@@ -181,6 +189,17 @@ class UserIndex:
             keep = wdocs >= 0
             _accumulate(window, wdocs[keep], wtfs[keep], window_lengths, window_avg, n, repeats=True)
         return LexicalHits(self._top(own, k), self._top(window, k), subjects)
+
+    def stats(self) -> _Stats:
+        """Lengths, links and averages as arrays, computed once per change of the index."""
+        if self._stats is None:
+            lengths = np.frombuffer(self.lengths, dtype=np.float32).copy()
+            prev = np.frombuffer(self.prev, dtype=np.int32).copy()
+            nxt = np.frombuffer(self.next, dtype=np.int32).copy()
+            window = lengths + _gather(lengths, prev) + _gather(lengths, nxt)
+            self._stats = _Stats(lengths, prev, nxt, window, float(lengths.mean()) or 1.0,
+                                 float(window.mean()) or 1.0)
+        return self._stats
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
         hits = np.flatnonzero(scores > 0)

@@ -52,7 +52,11 @@ class RecallSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    candidates: int = 100  # per ranked list
+    # per ranked list. Fusion only scores a row from the lists that hold it, so depth matters:
+    # on LoCoMo-dev (facade, int8 model) dense+BM25 depth 100 gave R@10 0.755 / within 1,000
+    # tokens 0.841, 200 gave 0.778 / 0.870, 300 0.775 / 0.870 (dense depth is what counts:
+    # BM25 at 200 with dense at 100 gave 0.760 / 0.843). 100k-row p95 cost: a few ms.
+    candidates: int = 200
     weight_window: float = 1.0  # BM25 on the window key
     weight_own: float = 0.5  # BM25 on the row's own key
     weight_dense: float = 1.0  # cosine on the dense key
@@ -180,21 +184,31 @@ class Retriever:
         if intent.time_range is not None and only_time:
             # "what did we discuss last week?": nothing but the time says what is relevant
             rows = [r for r in rows if _within(r.occurred_at, intent.time_range)] or rows
-        scored: list[tuple[float, str]] = []
-        for group in _by_sources(rows):
-            # one memory indexed under several keys (raw text, extraction): its best score per list
-            score = sum(weight * max(scores.get(r.item_id, 0.0) for r in group) for weight, scores in lists)
-            if any(r.about in names for r in group):
-                score += s.subject_boost
-            if intent.time_range is not None and any(_within(r.occurred_at, intent.time_range) for r in group):
-                score += s.range_boost * max(intent.weight("temporal"), 0.5)
-            shown = next((r for r in group if _key_family(r.kind) == "raw"), group[0])
-            scored.append((score, shown.item_id))
-        best = sorted(scored, reverse=True)[:limit]
+        best = sorted(self._fuse(rows, lists, names, intent), reverse=True)[:limit]
         texts = self.stores.archive.texts(user_id, [i for _, i in best])
         for score, item_id in best:
             if item_id in texts:  # a row deleted since the index was built is skipped
                 pool.offer(item_id, row_recall_item(infos[item_id], texts[item_id], score), score)
+
+    def _fuse(self, rows: list[RowInfo], lists: list[tuple[float, dict[str, float]]],
+              names: set[str], intent: QueryIntent) -> list[tuple[float, str]]:
+        """(score, shown item id) per memory: the weighted sum of its best score in each list
+        (one memory may be indexed under several keys), plus the subject and range boosts."""
+        s = self.settings
+        in_range = 0.0 if intent.time_range is None else s.range_boost * max(intent.weight("temporal"), 0.5)
+        scored: list[tuple[float, str]] = []
+        for group in _by_sources(rows):
+            ids = [r.item_id for r in group]
+            score = 0.0
+            for weight, scores in lists:
+                score += weight * max(scores.get(i, 0.0) for i in ids)
+            if any(r.about in names for r in group):
+                score += s.subject_boost
+            if in_range and any(_within(r.occurred_at, intent.time_range) for r in group):  # type: ignore[arg-type]
+                score += in_range
+            shown = next((r for r in group if _key_family(r.kind) == "raw"), group[0])
+            scored.append((score, shown.item_id))
+        return scored
 
     def _only_time(self, query: str, now: datetime) -> bool:
         """True when the query has no content word outside its time expressions."""
@@ -331,7 +345,8 @@ def _within(when: datetime | None, time_range: tuple[datetime, datetime]) -> boo
 def _by_sources(rows: Sequence[RowInfo]) -> list[list[RowInfo]]:
     groups: dict[tuple[str, ...], list[RowInfo]] = {}
     for row in rows:
-        groups.setdefault(tuple(sorted(row.sources)), []).append(row)
+        key = row.sources if len(row.sources) == 1 else tuple(sorted(row.sources))
+        groups.setdefault(key, []).append(row)
     return list(groups.values())
 
 
