@@ -10,7 +10,7 @@ import pytest
 from stores_helpers import item
 
 from memfold.embed import HashingEmbedder
-from memfold.errors import InvalidInputError, StoreClosedError, VectorIndexError
+from memfold.errors import InvalidInputError, StoreClosedError, StoreCorruptError, VectorIndexError
 from memfold.models import ArchiveItem
 from memfold.stores.base import VectorIndex
 from memfold.stores.chroma import ChromaVectorIndex
@@ -163,3 +163,18 @@ def test_chroma_keeps_each_user_in_its_own_collection(tmp_path: Path, embedder: 
     assert all(len(users) == 1 for users in by_collection.values())
     assert len(by_collection) == len({u for users in by_collection.values() for u in users})
     assert index.query("nobody-here", embedder.embed(["hiking"])[0], k=5) == []
+
+
+def test_chroma_refuses_a_collection_that_names_another_owner(tmp_path: Path,
+                                                              embedder: HashingEmbedder) -> None:
+    """Queries skip per-hit metadata, so the collection's owner is what keeps users apart."""
+    from memfold.stores.chroma import COLLECTION, collection_name
+
+    index = ChromaVectorIndex(tmp_path / "chroma")
+    index._client.get_or_create_collection(  # noqa: SLF001 (a tampered directory)
+        collection_name(COLLECTION, "ana"), embedding_function=None, metadata={"memfold_user": "bob"})
+    try:
+        with pytest.raises(StoreCorruptError, match="belongs to 'bob'"):
+            index.query("ana", embedder.embed(["hiking"])[0], k=5)
+    finally:
+        index.close()
