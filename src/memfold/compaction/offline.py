@@ -151,26 +151,29 @@ class OfflineCompactor:
         remaining = budget - self._cost(kept)
         chosen = {id(c) for c in kept}
         pool = [c for c in candidates if id(c) not in chosen]
-        def cost_of(c: Candidate) -> int:  # a new line also pays its quoting and source tag
-            if not self.settings.budget_includes_markup:
-                return c.tokens
-            if tuple(c.sources) in lines:
-                return c.sentence_tokens  # joins its turn's line: no second speaker prefix
-            return c.tokens + self._line_cost(tuple(c.sources))
-
         while pool:
-            best = max(pool, key=lambda c: (_gain(c, covered, mentioned) / math.sqrt(cost_of(c)), -c.position))
+            best = max(pool, key=lambda c: (_gain(c, covered, mentioned)
+                                            / math.sqrt(self._added_cost(c, lines)), -c.position))
             pool.remove(best)
-            line = tuple(best.sources)
-            cost = cost_of(best)
+            cost = self._added_cost(best, lines)
             new_facts = _covers(best) & mentioned - covered
             if best.importance < _FILLER_FLOOR and not new_facts or cost > remaining:
                 continue
             kept.append(best)
-            lines.add(line)
+            lines.add(tuple(best.sources))
             covered |= _covers(best)
             remaining -= cost
         return sorted(kept, key=lambda c: c.position)
+
+    def _added_cost(self, candidate: Candidate, lines: set[tuple[str, ...]]) -> int:
+        """What keeping ``candidate`` adds to the episode: a sentence joining its turn's line
+        adds its own words; one opening a line also pays the speaker, quotes and source tag."""
+        if not self.settings.budget_includes_markup:
+            return candidate.tokens
+        line = tuple(candidate.sources)
+        if line in lines:
+            return candidate.sentence_tokens
+        return candidate.tokens + self._line_cost(line)
 
     def _line_cost(self, sources: tuple[str, ...]) -> int:
         """Tokens a rendered episode line adds around its sentences: - "..." [msg_id]."""
