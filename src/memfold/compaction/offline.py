@@ -65,6 +65,7 @@ class OfflineCompactor:
                  counter: TokenCounter | None = None) -> None:
         self.settings = settings or FoldSettings()
         self.counter = counter or default_counter()
+        self._line_costs: dict[tuple[str, ...], int] = {}
 
     # ---- L1 -> L2 -------------------------------------------------------------------
     def compact_episode(self, turns: list[Message], *, episode_id: int,
@@ -143,12 +144,15 @@ class OfflineCompactor:
         forced = {id(c) for c in must_keep}
         kept = [c for c in candidates
                 if c.importance >= self.settings.pin_threshold or id(c) in forced]
-        lines = {tuple(c.sources) for c in kept}
+        lines: set[tuple[str, ...]] = set()
+        remaining = budget
+        for cand in kept:  # what the forced sentences cost, each line's markup paid once
+            remaining -= self._added_cost(cand, lines)
+            lines.add(tuple(cand.sources))
         # a kept note carries its speaker's name as a prefix: that name is covered by it.
         # Only facts the turns mention count ("Bob: ok" does not win by naming Bob).
         mentioned = frozenset().union(*(c.facts for c in candidates))
         covered = set().union(*(_covers(c) for c in kept))
-        remaining = budget - self._cost(kept)
         chosen = {id(c) for c in kept}
         pool = [c for c in candidates if id(c) not in chosen]
         while pool:
@@ -176,19 +180,14 @@ class OfflineCompactor:
         return candidate.tokens + self._line_cost(line)
 
     def _line_cost(self, sources: tuple[str, ...]) -> int:
-        """Tokens a rendered episode line adds around its sentences: - "..." [msg_id]."""
-        return self.counter.count(line_markup(list(sources)))
-
-    def _cost(self, kept: list[Candidate]) -> int:
-        """What ``kept`` costs as rendered: one line per turn, its speaker named once."""
-        if not self.settings.budget_includes_markup:
-            return sum(c.tokens for c in kept)
-        first: dict[tuple[str, ...], Candidate] = {}
-        for cand in kept:
-            first.setdefault(tuple(cand.sources), cand)
-        return (sum(c.sentence_tokens for c in kept)
-                + sum(c.tokens - c.sentence_tokens + self._line_cost(line)
-                      for line, c in first.items()))
+        """Tokens a rendered episode line adds around its sentences: - "..." [msg_id].
+        Memoised: the greedy loop asks for every candidate's line on every step."""
+        cost = self._line_costs.get(sources)
+        if cost is None:
+            cost = self._line_costs[sources] = self.counter.count(line_markup(list(sources)))
+            if len(self._line_costs) > 10_000:  # bounded: one entry per quoted turn
+                self._line_costs.clear()
+        return cost
 
     def _note(self, candidate: Candidate) -> Note:
         return Note(text=candidate.text, sources=candidate.sources,

@@ -131,12 +131,14 @@ class MiniLMInt8Embedder(CachingEmbedder):
 
     @property
     def session(self) -> Any:
-        return _session(self._onnx_path or default_onnx_path(), self._expected, self._threads)
+        return self._session_with(self._threads)
 
     @property
     def batch_session(self) -> Any:
-        return _session(self._onnx_path or default_onnx_path(), self._expected,
-                        self._batch_threads)
+        return self._session_with(self._batch_threads)
+
+    def _session_with(self, threads: int | None) -> Any:
+        return _session(self._onnx_path or default_onnx_path(), self._expected, threads)
 
     @property
     def tokenizer(self) -> Any:
