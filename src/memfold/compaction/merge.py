@@ -15,8 +15,11 @@ their *values* (numbers, explicit dates). Rules, in order:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal, TypeVar
 
 from memfold.compaction import text as t
@@ -48,33 +51,56 @@ def values_of(text: str) -> frozenset[str]:
     return frozenset(t.numbers(body) | t.dates(body) | names)
 
 
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What the merge rules read of a note, computed once per distinct text."""
+
+    tokens: frozenset[str]
+    values: frozenset[str]
+    speaker: str
+    copula: tuple[frozenset[str], frozenset[str]] | None  # ("<subject>", "<value>") tokens
+
+    @property
+    def rest(self) -> frozenset[str]:
+        return self.tokens - self.values
+
+
+@lru_cache(maxsize=65_536)
+def features(text: str) -> Features:
+    """Cached: a note is compared with many others over a long conversation, and the
+    regular expressions behind tokens, values and the copula dominate a comparison."""
+    match = _COPULA_RE.match(_body(text))
+    copula = (t.content_tokens(match.group(1)), t.content_tokens(match.group(2))) if match else None
+    return Features(t.content_tokens(text), values_of(text), speaker_of(text), copula)
+
+
 def relation(old: str, new: str, duplicate_jaccard: float = 0.75, *,
              same_speaker: bool = True) -> Relation:
     """How ``new`` relates to ``old``. ``same_speaker=False`` lets texts without a
     "Speaker: " prefix (model-written facts) contradict prefixed ones."""
-    old_tokens, new_tokens = t.content_tokens(old), t.content_tokens(new)
-    old_values, new_values = values_of(old), values_of(new)
-    if old_values == new_values and t.jaccard(old_tokens, new_tokens) >= duplicate_jaccard:
+    return _relation(features(old), features(new), duplicate_jaccard, same_speaker)
+
+
+def _relation(old: Features, new: Features, duplicate_jaccard: float, same_speaker: bool) -> Relation:
+    if old.values == new.values and t.jaccard(old.tokens, new.tokens) >= duplicate_jaccard:
         return "duplicate"
-    if same_speaker and speaker_of(old) != speaker_of(new):
+    if same_speaker and old.speaker != new.speaker:
         return "distinct"
-    if old_values and new_values and old_values != new_values:
-        rest = t.jaccard(old_tokens - old_values, new_tokens - new_values)
-        if rest >= 0.6:
+    if old.values and new.values and old.values != new.values:
+        if t.jaccard(old.rest, new.rest) >= 0.6:
             return "contradiction"
     if _same_subject_new_value(old, new):
         return "contradiction"
     return "distinct"
 
 
-def _same_subject_new_value(old: str, new: str) -> bool:
-    old_match, new_match = _COPULA_RE.match(_body(old)), _COPULA_RE.match(_body(new))
-    if not old_match or not new_match:
+def _same_subject_new_value(old: Features, new: Features) -> bool:
+    if old.copula is None or new.copula is None:
         return False
-    old_key, new_key = t.content_tokens(old_match.group(1)), t.content_tokens(new_match.group(1))
+    (old_key, old_value), (new_key, new_value) = old.copula, new.copula
     if len(old_key) < 2 or old_key != new_key:
         return False
-    return t.content_tokens(old_match.group(2)) != t.content_tokens(new_match.group(2))
+    return old_value != new_value
 
 
 def _union(*lists: Iterable[str]) -> list[str]:
@@ -93,22 +119,85 @@ def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
 
 def merge_note(notes: list[Note], history: list[Note], new: Note,
                duplicate_jaccard: float = 0.75) -> tuple[list[Note], list[Note]]:
-    """Merge ``new`` into ``notes``; returns (notes, history). Inputs are not mutated."""
-    notes, history = list(notes), list(history)
-    for index, old in enumerate(notes):
-        kind = relation(old.text, new.text, duplicate_jaccard)
-        if kind == "duplicate":
-            notes[index] = old.model_copy(update={
-                "sources": _union(old.sources, new.sources),
-                "importance": max(old.importance, new.importance),
-                "updated_at": _latest(old.updated_at, new.updated_at)})
-            return notes, history
-        if kind == "contradiction":
-            history.append(old)
-            notes[index] = new
-            return notes, history
-    notes.append(new)
-    return notes, history
+    """Merge ``new`` into ``notes``; returns (notes, history). Inputs are not mutated.
+
+    For a one-off merge; repeated merges into one list go through :class:`NoteSet`, which
+    finds the same first match through a token index instead of comparing every note."""
+    notes_set = NoteSet(notes, duplicate_jaccard)
+    history = notes_set.merge(new, list(history))
+    return notes_set.notes, history
+
+
+class NoteSet:
+    """A list of notes with an inverted index from content token to positions.
+
+    A note can only be a duplicate or a contradiction of a note it shares enough content
+    tokens with: a duplicate needs Jaccard >= ``duplicate_jaccard``, so at least that share
+    of the larger token set in common; a value contradiction needs 0.6 of the larger
+    non-value set; the copula rule an equal subject of two or more words. Candidates are
+    counted through the index and checked against those bounds before the rules run;
+    notes without tokens (or whose tokens are all values) meet the rules through empty
+    sets and are always checked. Candidates are checked in list order, so the first match
+    is the one a full scan would find, at the cost of the notes that share words.
+    """
+
+    def __init__(self, notes: Iterable[Note], duplicate_jaccard: float = 0.75) -> None:
+        self.notes: list[Note] = list(notes)
+        self.duplicate_jaccard = duplicate_jaccard
+        self._postings: dict[str, set[int]] = {}
+        self._no_tokens: set[int] = set()
+        self._no_rest: set[int] = set()
+        for position, note in enumerate(self.notes):
+            self._link(position, features(note.text))
+
+    def _link(self, position: int, found: Features, *, add: bool = True) -> None:
+        groups = [self._postings.setdefault(token, set()) for token in found.tokens]
+        groups += [self._no_tokens] if not found.tokens else []
+        groups += [self._no_rest] if not found.rest else []
+        for group in groups:
+            group.add(position) if add else group.discard(position)
+
+    def candidates(self, found: Features) -> list[int]:
+        """Positions that may relate to ``found`` (a superset of those that do), in order."""
+        shared: Counter[int] = Counter()
+        for token in found.tokens:
+            shared.update(self._postings.get(token, ()))
+        always = (self._no_tokens if not found.tokens else set()) | (
+            self._no_rest if not found.rest else set())
+        hits = [i for i, n in shared.items() if self._may_relate(features(self.notes[i].text), found, n)]
+        return sorted(always.union(hits))
+
+    def _may_relate(self, old: Features, new: Features, shared: int) -> bool:
+        slack = 1e-9  # the bounds are necessary conditions; never let rounding exclude a match
+        if shared >= self.duplicate_jaccard * max(len(old.tokens), len(new.tokens)) - slack:
+            return True
+        if old.speaker != new.speaker:
+            return False
+        if shared >= 0.6 * max(len(old.rest), len(new.rest)) - slack:
+            return True
+        return shared >= 2 and old.copula is not None and new.copula is not None
+
+    def merge(self, new: Note, history: list[Note]) -> list[Note]:
+        """Fold ``new`` in (duplicate: sources united; contradiction: the old note moves to
+        the returned history; otherwise appended)."""
+        found = features(new.text)
+        for index in self.candidates(found):
+            old = self.notes[index]
+            kind = _relation(features(old.text), found, self.duplicate_jaccard, True)
+            if kind == "duplicate":
+                self.notes[index] = old.model_copy(update={
+                    "sources": _union(old.sources, new.sources),
+                    "importance": max(old.importance, new.importance),
+                    "updated_at": _latest(old.updated_at, new.updated_at)})
+                return history
+            if kind == "contradiction":
+                self._link(index, features(old.text), add=False)
+                self._link(index, found)
+                self.notes[index] = new
+                return [*history, old]
+        self._link(len(self.notes), found)
+        self.notes.append(new)
+        return history
 
 
 E = TypeVar("E", Decision, Eliminated)

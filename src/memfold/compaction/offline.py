@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from memfold.compaction import merge, scoring
 from memfold.compaction import text as t
@@ -224,9 +225,9 @@ class _L3Draft:
     """L3 under construction during one distil step (merging rules in ``merge.py``)."""
 
     settings: FoldSettings
-    facts: list[Note]
-    patterns: list[Note]
-    questions: list[Note]
+    facts: merge.NoteSet
+    patterns: merge.NoteSet
+    questions: merge.NoteSet
     history: list[Note]
     decisions: list[Decision]
     eliminated: list[Eliminated]
@@ -235,9 +236,11 @@ class _L3Draft:
     @classmethod
     def start(cls, sem: SemanticMemory, settings: FoldSettings) -> _L3Draft:
         texts = [n.text for n in sem.facts + sem.patterns] + [d.decision for d in sem.decisions]
-        return cls(settings, list(sem.facts), list(sem.patterns), list(sem.open_questions),
-                   list(sem.history), list(sem.decisions), list(sem.eliminated_approaches),
-                   set().union(*(t.key_facts(x) for x in texts)) if texts else set())
+        dup = settings.duplicate_jaccard
+        return cls(settings, merge.NoteSet(sem.facts, dup), merge.NoteSet(sem.patterns, dup),
+                   merge.NoteSet(sem.open_questions, dup), list(sem.history),
+                   list(sem.decisions), list(sem.eliminated_approaches),
+                   set().union(*(_key_facts(x) for x in texts)) if texts else set())
 
     @property
     def dup(self) -> float:
@@ -248,8 +251,7 @@ class _L3Draft:
 
     def add_question(self, note: Note, *, answered: bool) -> None:
         if not answered:
-            self.questions, self.history = merge.merge_note(self.questions, self.history, note,
-                                                            self.dup)
+            self.history = self.questions.merge(note, self.history)
         elif self.pinned(note):
             self.history.append(note)  # answered, but pinned notes are never dropped
 
@@ -260,21 +262,24 @@ class _L3Draft:
         if not (self.pinned(note) or durable or new_facts):
             return  # stays reachable through the archived episode
         self.covered |= new_facts
-        if _is_pattern(note.text):
-            self.patterns, self.history = merge.merge_note(self.patterns, self.history, note,
-                                                           self.dup)
-        else:
-            self.facts, self.history = merge.merge_note(self.facts, self.history, note, self.dup)
+        target = self.patterns if _is_pattern(note.text) else self.facts
+        self.history = target.merge(note, self.history)
 
     def finish(self, sem: SemanticMemory, episode: Episode) -> SemanticMemory:
         return sem.model_copy(update={
-            "facts": self.facts, "decisions": self.decisions,
-            "eliminated_approaches": self.eliminated, "patterns": self.patterns,
-            "open_questions": self.questions, "history": self.history,
+            "facts": self.facts.notes, "decisions": self.decisions,
+            "eliminated_approaches": self.eliminated, "patterns": self.patterns.notes,
+            "open_questions": self.questions.notes, "history": self.history,
             "updated_at": _latest_time(sem, episode)})
 
 
 # ---- helpers ---------------------------------------------------------------------------
+@lru_cache(maxsize=65_536)
+def _key_facts(text: str) -> frozenset[str]:
+    """Cached: every distil step reads the key facts of all of L3, which changes little."""
+    return frozenset(t.key_facts(text))
+
+
 def _untrusted(turn: Message) -> bool:
     """Tool or document content that reads like instructions must not become L2/L3 memory."""
     from memfold.router.trust import looks_like_instruction
