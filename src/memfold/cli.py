@@ -30,7 +30,7 @@ from memfold.errors import ConfigError, InvalidInputError, MemfoldError, StoreLo
 
 DEFAULT_STORE = Path("memfold-store")
 DB_FILE = "memfold.duckdb"  # the same name as memfold.stores.DB_FILE (not imported: it is slow)
-EMBEDDERS = ("minilm-int8", "minilm", "hashing")
+EMBEDDERS = ("minilm-q8", "minilm-int8", "minilm", "hashing")
 BACKENDS = ("auto", "offline", "anthropic")
 
 
@@ -96,7 +96,8 @@ def _global(
         help="Store directory (default ./memfold-store).")] = DEFAULT_STORE,
     embedder: Annotated[Optional[str], typer.Option(
         callback=_one_of(EMBEDDERS),
-        help="minilm-int8 (default), minilm (fp32) or hashing (fast, tests only).")] = None,
+        help="minilm-q8 (default: int8 arithmetic), minilm-int8 (int8 weights), minilm (fp32) "
+             "or hashing (fast, tests only).")] = None,
     backend: Annotated[Optional[str], typer.Option(
         callback=_one_of(BACKENDS), help="auto (default), offline or anthropic.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,

@@ -5,8 +5,11 @@ Everything else takes objects in its constructor (a ``Router`` takes a backend, 
 into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variables::
 
     MEMFOLD_STORE            store directory (default ./memfold-store)
-    MEMFOLD_EMBEDDER         minilm-int8 (default: int8 ONNX, no torch) | minilm (fp32, torch)
+    MEMFOLD_EMBEDDER         minilm-q8 (default: int8 ONNX with int8 matrix products, no torch)
+                             | minilm-int8 (int8 weights, fp32 products) | minilm (fp32, torch)
                              | hashing (fast, for tests only)
+    MEMFOLD_MODEL_CACHE      where minilm-q8's derived model file is kept (default
+                             ~/.cache/memfold/models)
     MEMFOLD_BACKEND          auto (default: anthropic when ANTHROPIC_API_KEY is set) | offline | anthropic
     MEMFOLD_ANTHROPIC_MODEL  model for the anthropic backend (default claude-haiku-4-5)
     MEMFOLD_MAX_TEXT_CHARS   longest message accepted (default 200000)
@@ -40,9 +43,10 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     store: Path = DEFAULT_STORE
-    # int8 ONNX by default: vectors at cosine 0.9994 to fp32's, a single text 2.5x faster
-    # (p50 8.5 vs 21.1 ms), no torch import (cold start 0.75 s vs 11.2 s): benchmarks/embedders.py
-    embedder: Literal["minilm-int8", "minilm", "hashing"] = "minilm-int8"
+    # int8 arithmetic by default: long texts embed ~1.8x faster than with the int8-weight
+    # graph (whose products run in fp32), LoCoMo-dev recall unchanged; no torch import.
+    # Figures and commands: README, "The embedder" (benchmarks/embedders.py).
+    embedder: Literal["minilm-q8", "minilm-int8", "minilm", "hashing"] = "minilm-q8"
     backend: Literal["auto", "offline", "anthropic"] = "auto"
     anthropic_model: str = "claude-haiku-4-5"
     anthropic_api_key: str | None = Field(default=None, repr=False)
@@ -94,13 +98,15 @@ def _json_env(name: str) -> dict[str, Any]:
 
 
 def build_embedder(settings: Settings) -> Embedder:
-    from memfold.embed import HashingEmbedder, MiniLMEmbedder, MiniLMInt8Embedder
+    from memfold.embed import HashingEmbedder, MiniLMEmbedder, MiniLMInt8Embedder, MiniLMQ8Embedder
 
     if settings.embedder == "hashing":
         return HashingEmbedder()
     if settings.embedder == "minilm":
         return MiniLMEmbedder()
-    return MiniLMInt8Embedder()
+    if settings.embedder == "minilm-int8":
+        return MiniLMInt8Embedder()
+    return MiniLMQ8Embedder()
 
 
 def build_backend(settings: Settings, embedder: Embedder) -> Backend:

@@ -185,7 +185,7 @@ class Memory:
     def route(self, message: Message | dict[str, Any]) -> RouteDecision:
         """What the router would do with ``message``; nothing is stored."""
         valid = self._validate_one(message)
-        [embedding] = self.embedder.embed([valid.indexed_text()])
+        [embedding], _ = self._embed_messages([valid])
         context = self._route_context(valid.user_id, embedding)
         return self.router.route(valid, context)
 
@@ -198,10 +198,10 @@ class Memory:
         with self._write_lock:
             fresh, duplicates, conflicts = self._drop_already_stored(messages, positions)
             rejected = sorted([*rejected, *conflicts], key=lambda r: r.position)
-            embeddings = self.embedder.embed([m.indexed_text() for m in fresh])
+            embeddings, vectors = self._embed_messages(fresh)
             decisions = self._route_batch(fresh, embeddings)
             folds = self._commit(fresh, decisions) if fresh else 0
-            self._index(fresh, embeddings)
+            self._index(vectors)
         routed: dict[str, int] = {}
         for decision in decisions:
             routed[decision.kind] = routed.get(decision.kind, 0) + 1
@@ -275,12 +275,32 @@ class Memory:
         self.stores.folds.save(outcome.state)
         return outcome
 
-    def _index(self, messages: list[Message], embeddings: Any) -> None:
+    def _embed_messages(self, messages: Sequence[Message]) -> tuple[Any, dict[str, Any]]:
+        """Embed each text once: a message's raw-row texts (itself, or its chunks when long).
+
+        Returns one vector per message for the router (a long message's is the mean of its
+        chunks' vectors, weighted by their words: embedding the whole text as well would
+        cost a second forward pass over the same words, truncated at 256 word pieces) and
+        the vectors by text, which the index reuses."""
+        import numpy as np
+
+        from memfold.embed.base import normalise
+        from memfold.retrieval.indexing import row_texts
+
+        groups = [row_texts(m) for m in messages]
+        texts = list(dict.fromkeys(text for group in groups for text in group))
+        vectors = dict(zip(texts, self.embedder.embed(texts)))
+        if not messages:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32), vectors
+        pooled = [np.average([vectors[t] for t in group], axis=0,
+                             weights=[max(1, len(t.split())) for t in group]) for group in groups]
+        return normalise(np.stack(pooled)), vectors
+
+    def _index(self, vectors: dict[str, Any]) -> None:
         """Index what the transaction committed; texts already embedded are not embedded again."""
         from memfold.embed.precomputed import PrecomputedEmbedder
 
-        known = {m.indexed_text(): vector for m, vector in zip(messages, embeddings)}
-        self.sync_index(PrecomputedEmbedder(self.embedder, known))
+        self.sync_index(PrecomputedEmbedder(self.embedder, vectors))
 
     def sync_index(self, embedder: Embedder | None = None) -> Any:
         """Index archive rows committed to DuckDB but missing from the vector index."""

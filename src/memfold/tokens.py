@@ -10,6 +10,7 @@ that margin. The protocol lets an exact counter be swapped in.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
@@ -28,15 +29,27 @@ class WordPieceCounter:
 
     name = "minilm-wordpiece"
 
-    def __init__(self) -> None:
+    def __init__(self, cache_size: int = 32_768) -> None:
         self._tokenizer = _load_tokenizer()
         self._lock = threading.Lock()
+        # Compaction and context() count the same sentences and lines again and again
+        # (a fold's budget, each candidate, each rendered line): a hit costs a dict lookup.
+        self._cache: OrderedDict[str, int] = OrderedDict()
+        self._cache_size = cache_size
 
     def count(self, text: str) -> int:
         if not text:
             return 0
         with self._lock:  # the Rust tokenizer's truncation/padding state is shared
-            return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+            tokens = len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+            self._cache[text] = tokens
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+            return tokens
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from memfold.config import Settings, build_embedder
-from memfold.embed import Embedder, MiniLMEmbedder, MiniLMInt8Embedder
+from memfold.embed import Embedder, MiniLMEmbedder, MiniLMInt8Embedder, MiniLMQ8Embedder
 from memfold.embed.cached import CachingEmbedder
 from memfold.embed.onnx_int8 import MAX_WORD_PIECES, load_tokenizer, mean_pool
 from memfold.errors import EmbeddingError, ModelIntegrityError
@@ -34,11 +34,13 @@ class CountingEmbedder(CachingEmbedder):
         return out
 
 
-def test_the_default_embedder_is_the_int8_one() -> None:
-    assert Settings().embedder == "minilm-int8"
+def test_the_default_embedder_is_the_q8_one() -> None:
+    assert Settings().embedder == "minilm-q8"
     embedder = build_embedder(Settings())
-    assert isinstance(embedder, MiniLMInt8Embedder) and isinstance(embedder, Embedder)
-    assert (embedder.name, embedder.dim) == ("all-MiniLM-L6-v2-int8", 384)
+    assert isinstance(embedder, MiniLMQ8Embedder) and isinstance(embedder, Embedder)
+    assert (embedder.name, embedder.dim) == ("all-MiniLM-L6-v2-q8", 384)
+    int8 = build_embedder(Settings(embedder="minilm-int8"))
+    assert type(int8) is MiniLMInt8Embedder and int8.name == "all-MiniLM-L6-v2-int8"
 
 
 def test_fp32_and_hashing_stay_available(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -75,7 +75,7 @@ def _messages(n: int) -> list[dict]:
 
 def test_a_store_built_with_fp32_is_refused_by_the_default_until_reindexed(tmp_path: Path) -> None:
     fp32 = Settings(store=tmp_path / "store", embedder="minilm", backend="offline")
-    default = fp32.model_copy(update={"embedder": "minilm-int8"})
+    default = fp32.model_copy(update={"embedder": "minilm-q8"})
     with Memory.open(settings=fp32) as memory:
         memory.ingest_many(_messages(8))
     with pytest.raises(ConfigError, match="all-MiniLM-L6-v2") as caught:
@@ -84,7 +84,7 @@ def test_a_store_built_with_fp32_is_refused_by_the_default_until_reindexed(tmp_p
     with Memory.open(settings=default, reembed=True) as memory:
         memory.reindex()
     with Memory.open(settings=default) as memory:
-        assert memory.embedder.name == "all-MiniLM-L6-v2-int8"
+        assert memory.embedder.name == "all-MiniLM-L6-v2-q8"
         assert memory.stores.index.count() == memory.stores.archive.count()
         assert "m1" in memory.recall("hiking in Sintra", "maya", k=5).sources()
 
@@ -108,4 +108,4 @@ def test_ingest_and_recall_with_the_default_never_import_torch() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "all-MiniLM-L6-v2-int8 True []"
+    assert done.stdout.strip().splitlines()[-1] == "all-MiniLM-L6-v2-q8 True []"

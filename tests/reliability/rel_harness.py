@@ -54,7 +54,7 @@ _JOBS = ("nurse", "welder", "pilot", "chemist")
 
 def settings(store: Path | str, embedder: str = "hashing", **fold: Any) -> Any:
     """Offline settings with optional fold overrides; the hashing embedder unless told
-    ``embedder="minilm-int8"`` / ``"minilm"`` (the slow tests and the benchmark's real-model runs)."""
+    ``embedder="minilm-q8"`` / ``"minilm"`` (the slow tests and the benchmark's real-model runs)."""
     from memfold.config import Settings
 
     return Settings(store=Path(store), embedder=embedder, backend="offline", fold=dict(fold))

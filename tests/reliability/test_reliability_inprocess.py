@@ -88,7 +88,7 @@ def test_bad_input_is_rejected_per_line_and_valid_input_kept(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("embedder", ["minilm-int8", "minilm"])
+@pytest.mark.parametrize("embedder", ["minilm-q8", "minilm"])
 def test_real_model_poisoning_and_isolation(tmp_path: Path, embedder: str) -> None:
     """The offline router's prototypes use the embedder: with real MiniLM vectors (the default
     int8 model and the fp32 one) a payload must still never become a fact, and dense search

@@ -135,9 +135,9 @@ def test_any_text_gets_exactly_one_valid_decision(text: str, role: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("embedder_name", ["minilm-int8", "minilm"])
+@pytest.mark.parametrize("embedder_name", ["minilm-q8", "minilm-int8", "minilm"])
 def test_real_model_routes_the_dev_split(embedder_name: str) -> None:
-    """The real MiniLM path end to end, int8 (the default) and fp32 (the benchmark reports
+    """The real MiniLM path end to end, q8 (the default), int8 weights and fp32 (the benchmark reports
     the figures)."""
     import json
     from pathlib import Path

@@ -27,16 +27,15 @@ from memfold.tokens import TokenCounter
 
 def _embedder_factory(embedder: Embedder | None,
                       memfold_settings: Any = None) -> Callable[[], Embedder]:
-    """The baselines' embedders: the given one, else one real MiniLM per system (weights shared):
-    the fp32 one when memfold's settings ask for it, else the default int8 one, so that the
-    baselines and memfold embed with the same model."""
+    """The baselines' embedders: the given one, else one real MiniLM per system (weights shared),
+    the variant memfold's settings ask for (default: the q8 one), so that the baselines and
+    memfold embed with the same model."""
     if embedder is not None:
         return lambda: embedder
-    from memfold.embed import MiniLMEmbedder, MiniLMInt8Embedder
+    from memfold.embed import MiniLMEmbedder, MiniLMInt8Embedder, MiniLMQ8Embedder
 
-    if memfold_settings is not None and memfold_settings.embedder == "minilm":
-        return MiniLMEmbedder
-    return MiniLMInt8Embedder
+    variant = memfold_settings.embedder if memfold_settings is not None else "minilm-q8"
+    return {"minilm": MiniLMEmbedder, "minilm-int8": MiniLMInt8Embedder}.get(variant, MiniLMQ8Embedder)
 
 
 def default_memfold_settings(**overrides: Any) -> Any:

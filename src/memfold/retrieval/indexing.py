@@ -79,14 +79,22 @@ def _check_batch(messages: Sequence[Message], previous: Message | None) -> None:
 def raw_items(message: Message, decision: RouteDecision) -> list[ArchiveItem]:
     """The message's own words: one row, or one row per chunk of a long text."""
     kind: ArchiveKind = "document" if decision.kind == "DOCUMENT" or message.role == "document" else "message"
-    text = message.indexed_text()
-    chunks = list(chunk_text(text)) if len(text.split()) > CHUNK_WORDS else [text]
+    chunks = row_texts(message)
     return [
         ArchiveItem(item_id=item_id(message.user_id, kind, message.msg_id, n), user_id=message.user_id,
                     kind=kind, text=chunk, key_text=chunk, sources=[message.msg_id],
                     subject=message.speaker, occurred_at=message.ts, flags=list(decision.flags))
         for n, chunk in enumerate(chunks)
     ]
+
+
+def row_texts(message: Message) -> list[str]:
+    """The key texts of a message's raw rows: its indexed text, or its chunks when long.
+
+    Ingest embeds exactly these texts (and nothing else of the message): the router reads
+    their mean, the vector index reuses each one."""
+    text = message.indexed_text()
+    return list(chunk_text(text)) if len(text.split()) > CHUNK_WORDS else [text]
 
 
 def extraction_items(message: Message, decision: RouteDecision) -> list[ArchiveItem]:
