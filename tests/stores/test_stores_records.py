@@ -53,6 +53,16 @@ def test_documents_get_and_list_in_order(stores: Stores) -> None:
     assert stores.documents.get("ana", "d1")[0] == chunk("c1", index=0)
 
 
+def test_documents_by_sources_reads_only_the_cited_layers_of_that_user(stores: Stores) -> None:
+    stores.documents.add([chunk("l2", layer=2, sources=("m1",)), chunk("l4", index=1, layer=4, sources=("m1", "m9")),
+                          chunk("raw", layer=1, sources=("m1",)), chunk("other", doc_id="d2", layer=2, sources=("m2",)),
+                          chunk("l2", user="bob", layer=2, sources=("m1",))])
+    assert [c.chunk_id for c in stores.documents.by_sources("ana", ["m1"], min_layer=2)] == ["l2", "l4"]
+    assert [c.chunk_id for c in stores.documents.by_sources("ana", ["m9", "m2"])] == ["l4", "other"]
+    assert stores.documents.by_sources("ana", []) == []
+    assert [c.user_id for c in stores.documents.by_sources("bob", ["m1"])] == ["bob"]
+
+
 def test_documents_delete(stores: Stores) -> None:
     stores.documents.add([chunk("c1", sources=("m1",)), chunk("c2", index=1, sources=("m2",)),
                           chunk("c1", user="bob")])

@@ -26,7 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memfold.compaction.render import quote, render_episodes, render_semantic
 from memfold.errors import InvalidInputError
-from memfold.models import Context, ContextSection, FoldState, Message, ProfileFact, RecallItem
+from memfold.models import (
+    Context,
+    ContextSection,
+    DocumentChunk,
+    FoldState,
+    Message,
+    ProfileFact,
+    RecallItem,
+)
 from memfold.retrieval.recall import Retriever, profile_recall_item
 from memfold.tokens import TokenCounter, default_counter
 
@@ -139,18 +147,25 @@ class ContextBuilder:
 
     def _recalled(self, user_id: str, items: Sequence[RecallItem], skip: set[str], budget: int) -> _Block:
         fresh = [item for item in items if not set(item.sources) <= skip]
-        options = [[item, *self._document_layers(user_id, item)] for item in fresh]
+        layers = self._layer_chunks(user_id, fresh)
+        options = [[item, *self._document_layers(item, layers)] for item in fresh]
         kept = self._fit(options, budget - self._count(RECALLED_HEADER) - 2)
         return _Block.of("recalled", RECALLED_HEADER, kept) if kept else _Block("recalled", [])
 
-    def _document_layers(self, user_id: str, item: RecallItem) -> list[RecallItem]:
+    def _layer_chunks(self, user_id: str, items: Sequence[RecallItem]) -> list[DocumentChunk]:
+        """The distilled layers of the recalled documents, read in one query by their source
+        messages (never all of the user's chunks: that grows with the history)."""
+        sources = [s for item in items if item.meta.get("kind") == "document" for s in item.sources]
+        return self.retriever.stores.documents.by_sources(user_id, sources, min_layer=2) if sources else []
+
+    @staticmethod
+    def _document_layers(item: RecallItem, chunks: Sequence[DocumentChunk]) -> list[RecallItem]:
         """Distilled layers (2: key sentences .. 4: executive summary) of a recalled document,
         most detailed first: the fallback when the document itself does not fit."""
         if item.meta.get("kind") != "document":
             return []
         sources = set(item.sources)
-        layers = sorted((c for c in self.retriever.stores.documents.list(user_id)
-                         if c.layer > 1 and sources & set(c.sources)), key=lambda c: c.layer)
+        layers = sorted((c for c in chunks if sources & set(c.sources)), key=lambda c: c.layer)
         return [item.model_copy(update={"text": c.text, "sources": list(c.sources),
                                         "meta": {**item.meta, "layer": c.layer}}) for c in layers]
 

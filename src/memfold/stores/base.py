@@ -143,6 +143,13 @@ class DocumentStore(Protocol):
 
     def get(self, user_id: str, doc_id: str) -> list[DocumentChunk]: ...
 
+    def by_sources(self, user_id: str, msg_ids: Sequence[str], *,
+                   min_layer: int = 1) -> list[DocumentChunk]:
+        """Chunks citing any of ``msg_ids`` at ``layer >= min_layer``, in (doc_id, layer,
+        index) order: what context() reads for the documents it recalled, without listing
+        all of the user's chunks."""
+        ...
+
     def list(self, user_id: str) -> list[DocumentChunk]: ...
 
     def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int: ...

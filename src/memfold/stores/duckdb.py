@@ -759,6 +759,16 @@ class DuckDBDocumentStore:
             "ORDER BY layer, idx, chunk_id", [user_id, doc_id])
         return [_chunk(r) for r in rows]
 
+    def by_sources(self, user_id: str, msg_ids: Sequence[str], *,
+                   min_layer: int = 1) -> list[DocumentChunk]:
+        if not msg_ids:
+            return []
+        rows = self.db.fetchall(
+            f"SELECT {_CHUNK_COLS} FROM documents WHERE user_id = ? AND layer >= ? "
+            "AND list_has_any(sources, ?::VARCHAR[]) ORDER BY doc_id, layer, idx, chunk_id",
+            [user_id, min_layer, list(dict.fromkeys(msg_ids))])
+        return [_chunk(r) for r in rows]
+
     def list(self, user_id: str) -> list[DocumentChunk]:
         rows = self.db.fetchall(
             f"SELECT {_CHUNK_COLS} FROM documents WHERE user_id = ? "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -431,17 +431,21 @@ class InMemoryDocumentStore:
             for chunk in chunks:
                 rows[(chunk.user_id, chunk.chunk_id)] = chunk
 
-    def _sorted(self, user_id: str, doc_id: str | None) -> list[DocumentChunk]:
+    def _sorted(self, user_id: str, keep: Callable[[DocumentChunk], bool]) -> list[DocumentChunk]:
         with self.db.lock:
             chunks = [c for (uid, _), c in self.db.table("documents").items()
-                      if uid == user_id and (doc_id is None or c.doc_id == doc_id)]
+                      if uid == user_id and keep(c)]
         return sorted(chunks, key=lambda c: (c.doc_id, c.layer, c.index, c.chunk_id))
 
     def get(self, user_id: str, doc_id: str) -> list[DocumentChunk]:
-        return self._sorted(user_id, doc_id)
+        return self._sorted(user_id, lambda c: c.doc_id == doc_id)
+
+    def by_sources(self, user_id: str, msg_ids: Sequence[str], *,
+                   min_layer: int = 1) -> list[DocumentChunk]:
+        return self._sorted(user_id, lambda c: c.layer >= min_layer and overlaps(c.sources, msg_ids))
 
     def list(self, user_id: str) -> list[DocumentChunk]:
-        return self._sorted(user_id, None)
+        return self._sorted(user_id, lambda c: True)
 
     def delete_by_source(self, user_id: str, msg_ids: Sequence[str]) -> int:
         return _delete_where(self.db, "documents",
