@@ -3,6 +3,10 @@
 Messages mix the kinds the router sees in practice: stable facts ("I moved to Lyon"),
 dated events ("Yesterday I went hiking with Priya"), reference snippets, assistant replies
 and small talk. The same (n, seed) always gives the same messages, so runs compare.
+
+``long_conversation`` is a longer-form chat with the length mix of assistant transcripts
+(short user turns, assistant replies of several paragraphs, a few pasted documents), for
+benchmarks/long_history.py.
 """
 
 from __future__ import annotations
@@ -344,14 +348,16 @@ ASSISTANT_CLOSINGS = [
 
 DOCUMENT_HEADERS = {
     "note": "Notes on {topic}, {month} {year}\n\nThings to remember about {noun} and {noun2}.",
-    "email": "Subject: {Noun} and next steps\nFrom: {person}\nTo: me\n\nHi,\n\nFollowing up on our chat about "
-             "{noun}, here is everything in one place.",
-    "recipe": "Recipe: {food} the way {person} makes it\n\nServes {count}. Ingredients: {count2}00 g flour, "
-              "two onions, garlic, olive oil, salt, pepper, fresh herbs.",
+    "email": "Subject: {Noun} and next steps\nFrom: {person}\nTo: me\n\nHi,\n\n"
+             "Following up on our chat about {noun}, here is everything in one place.",
+    "recipe": "Recipe: {food} the way {person} makes it\n\nServes {count}. Ingredients: "
+              "{count2}00 g flour, two onions, garlic, olive oil, salt, pepper, fresh herbs.",
     "log": "Journal: {topic}, week {count}\n\nA running log of what I did and how it went.",
 }
-DOCUMENT_PARAGRAPH_LEADS = {"note": ["", "Next point.", "Another thing."], "email": ["", "Also worth saying.", "One more thing."],
-                            "recipe": ["Step {count}.", "Then:", "Tip:"], "log": ["{Weekday}:", "{Weekday} evening:"]}
+DOCUMENT_PARAGRAPH_LEADS = {"note": ["", "Next point.", "Another thing."],
+                            "email": ["", "Also worth saying.", "One more thing."],
+                            "recipe": ["Step {count}.", "Then:", "Tip:"],
+                            "log": ["{Weekday}:", "{Weekday} evening:"]}
 DOCUMENT_SENTENCES = [
     "{Person} suggested that we {action} before {weekday}.",
     "The {thing} cost about {money} and took {count} days to arrive.",
@@ -362,10 +368,12 @@ DOCUMENT_SENTENCES = [
     "Last time this took {count} hours because nobody checked {noun2}.",
     "{Connector}, {person} will handle {noun} and report back by {weekday}.",
     "Felt {adj} today; {noun} took longer than planned.",
-    "Keep the heat moderate and stir every few minutes so nothing sticks.",
+    "Next time, start earlier and leave a margin for {noun2}.",
 ]
-FOOTERS = {"note": "", "email": "\n\nBest,\n{person}", "recipe": "\n\nEnjoy!", "log": "\n\nEnd of week {count}."}
-PASTE_INTROS = ["Here's the {kind} I mentioned, can you {request}?", "Pasting my {kind} below. Could you {request}?",
+FOOTERS = {"note": "", "email": "\n\nBest,\n{person}", "recipe": "\n\nEnjoy!",
+           "log": "\n\nEnd of week {count}."}
+PASTE_INTROS = ["Here's the {kind} I mentioned, can you {request}?",
+                "Pasting my {kind} below. Could you {request}?",
                 "Found this {kind} from {when}, please {request}:"]
 
 
@@ -441,10 +449,9 @@ def _user_turn(rng: random.Random, topic: Topic) -> str:
         return rng.choice(SMALL_TALK + EXTRA_SMALL_TALK)
     if roll < 0.45:
         parts = [*rng.sample(USER_CONTEXT, rng.randint(1, 3)), rng.choice(USER_QUESTIONS)]
-    elif roll < 0.70:
-        parts = [rng.choice(USER_FACTS), *rng.sample(USER_CONTEXT, rng.randint(1, 2)), rng.choice(USER_QUESTIONS)]
     else:
-        parts = [rng.choice(USER_EVENTS), *rng.sample(USER_CONTEXT, rng.randint(1, 2)), rng.choice(USER_QUESTIONS)]
+        opener = rng.choice(USER_FACTS if roll < 0.70 else USER_EVENTS)
+        parts = [opener, *rng.sample(USER_CONTEXT, rng.randint(1, 2)), rng.choice(USER_QUESTIONS)]
     if rng.random() < 0.3:
         parts.insert(0, rng.choice(SMALL_TALK + EXTRA_SMALL_TALK))
     return " ".join(_render(part, rng, topic) for part in parts)
