@@ -1,4 +1,4 @@
-"""Embedders compared: the int8 ONNX MiniLM against the fp32 sentence-transformers MiniLM.
+"""Embedders compared: the q8 and int8 ONNX MiniLMs against the fp32 sentence-transformers MiniLM.
 
     .venv/bin/python benchmarks/embedders.py [--data /work/shared/data/locomo/locomo-dev.json]
 
@@ -10,7 +10,13 @@ Fidelity, on real chat text (LoCoMo turns, read from --data, never copied here):
   model's 10 nearest sentences that the int8 model also puts in its 10 nearest
   (mean, min), and how often the nearest one is the same.
 
-Speed, both with their defaults (one intra-op thread), run alternately so machine load
+``q8`` (the default, int8 matrix products) and ``int8`` (int8 weights, fp32 products) are
+each compared with ``fp32``. With ``--long-data`` (the LongMemEval dev file), batch throughput
+is also measured on long assistant-transcript texts: the chunks ingest embeds for the first
+``--long-texts`` turns (``retrieval.indexing.row_texts``), at each embedder's ingest batch
+size (16) with its ingest session, and their fidelity to fp32.
+
+Speed, all with their defaults (one intra-op thread), run alternately so machine load
 hits both alike: single-text ``embed`` latency (distinct questions, so the LRU cache never
 answers; p50 / p95 after a warm-up), and batch throughput (sentences/s embedding the
 sample at batch 64, ``--batch-size``). Cold start (import memfold, build the embedder, embed one text) and
@@ -34,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from memfold.bench.report import run_metadata, write_json
-from memfold.embed import MiniLMEmbedder, MiniLMInt8Embedder
+from memfold.embed import MiniLMEmbedder, MiniLMInt8Embedder, MiniLMQ8Embedder
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo-dev.json")
@@ -117,6 +123,35 @@ def cold_start(choice: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def long_texts(path: Path, turns: int) -> list[str]:
+    """The chunk texts ingest embeds for the first ``turns`` turns of the LongMemEval file."""
+    import gzip
+
+    from memfold.models import Message
+    from memfold.retrieval.indexing import row_texts
+
+    with gzip.open(path, "rt") as handle:
+        contents = [turn["content"] for record in json.load(handle)
+                    for session in record["haystack_sessions"] for turn in session
+                    if turn["content"].strip()][:turns]
+    return [chunk for content in contents for chunk in row_texts(
+        Message(msg_id="x", user_id="x", text=content, ts="2024-01-01T00:00:00Z"))]
+
+
+def long_text_throughput(path: Path, turns: int, repeats: int) -> dict[str, Any]:
+    """Ingest-like batches (each embedder's defaults) over long texts, and fidelity to fp32."""
+    texts = long_texts(path, turns)
+    embedders = {"fp32": MiniLMEmbedder(), "int8": MiniLMInt8Embedder(), "q8": MiniLMQ8Embedder()}
+    for embedder in embedders.values():
+        embedder.embed(["load the model", "and warm it up"])
+    throughput, vectors = batch_throughput(embedders, texts, repeats)
+    cosines = {name: (vectors["fp32"] * vectors[name]).sum(axis=1) for name in ("int8", "q8")}
+    return {"texts": len(texts), "turns": turns, "mean_chars": round(float(np.mean([len(t) for t in texts]))),
+            "throughput": throughput,
+            "cosine_to_fp32": {name: {"mean": round(float(c.mean()), 5), "min": round(float(c.min()), 5)}
+                               for name, c in cosines.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -125,6 +160,8 @@ def main() -> None:
     parser.add_argument("--single", type=int, default=200, help="single-text embeds per embedder")
     parser.add_argument("--repeats", type=int, default=3, help="batch runs per embedder")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--long-data", type=Path, default=None, help="LongMemEval .json.gz")
+    parser.add_argument("--long-texts", type=int, default=600)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "embedders.json")
     args = parser.parse_args()
     metadata = run_metadata()
@@ -134,18 +171,21 @@ def main() -> None:
     asked = rng.sample(questions, min(args.queries + args.single, len(questions)))
     queries, singles = asked[:args.queries], asked[args.queries:]
     embedders = {"fp32": MiniLMEmbedder(batch_size=args.batch_size),
-                 "int8": MiniLMInt8Embedder(batch_size=args.batch_size)}
+                 "int8": MiniLMInt8Embedder(batch_size=args.batch_size),
+                 "q8": MiniLMQ8Embedder(batch_size=args.batch_size)}
     names = {key: embedder.name for key, embedder in embedders.items()}
     for embedder in embedders.values():
         embedder.embed(["load the model", "and warm it up"])
     throughput, vectors = batch_throughput(embedders, sample, args.repeats)
     query_vectors = {key: embedder.embed(queries) for key, embedder in embedders.items()}
     report = {"embedders": names, "data": str(args.data), **metadata,
-              "fidelity": fidelity(vectors["fp32"], vectors["int8"],
-                                   query_vectors["fp32"], query_vectors["int8"]),
+              "fidelity": {name: fidelity(vectors["fp32"], vectors[name], query_vectors["fp32"],
+                                          query_vectors[name]) for name in ("int8", "q8")},
               "single_text": single_latency(embedders, singles), f"batch_{args.batch_size}": throughput,
               "cold_start": {key: cold_start(choice) for key, choice in
-                             (("fp32", "minilm"), ("int8", "minilm-int8"))}}
+                             (("fp32", "minilm"), ("int8", "minilm-int8"), ("q8", "minilm-q8"))}}
+    if args.long_data is not None:
+        report["long_texts"] = long_text_throughput(args.long_data, args.long_texts, args.repeats)
     report["machine"]["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
     print(json.dumps(report, indent=1))
     args.out.parent.mkdir(parents=True, exist_ok=True)
