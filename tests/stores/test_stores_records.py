@@ -130,6 +130,28 @@ def _state(user: str = "ana", folds: int = 1) -> FoldState:
                      semantic=SemanticMemory(user_id=user, facts=[note], updated_at=T0))
 
 
+class _Abort(Exception):
+    pass
+
+
+def test_a_loaded_fold_state_is_always_the_committed_one(stores: Stores) -> None:
+    stores.folds.save(_state(folds=1))
+    assert stores.folds.load("ana").folds == 1
+    assert stores.folds.load("ana") == stores.folds.load("ana")  # a second read (cached or not)
+    try:
+        with stores.db.transaction():
+            stores.folds.save(_state(folds=2))
+            assert stores.folds.load("ana").folds == 2  # the transaction sees its own write
+            raise _Abort
+    except _Abort:
+        pass
+    assert stores.folds.load("ana").folds == 1  # rolled back: never the parsed state of the write
+    stores.folds.save(_state(folds=3))
+    assert stores.folds.load("ana").folds == 3
+    stores.folds.delete_user("ana")
+    assert stores.folds.load("ana") is None
+
+
 def test_fold_state_round_trip_and_overwrite(stores: Stores) -> None:
     assert stores.folds.load("ana") is None
     stores.folds.save(_state(folds=1))

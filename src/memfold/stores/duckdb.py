@@ -21,6 +21,7 @@ import os
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -884,19 +885,46 @@ class DuckDBArchiveLog:
 
 
 class DuckDBFoldStore:
-    """One FoldState per user, as JSON."""
+    """One FoldState per user, as JSON.
+
+    Every recall and context() reads the user's state, and parsing it (episodes, L3
+    notes) costs several milliseconds, so the last parsed state per user is kept with the
+    JSON it came from and reused while the stored JSON is the same text (what a rolled
+    back transaction or another process wrote is still read: the text is compared).
+    States are treated as immutable everywhere (the manager returns new ones)."""
+
+    CACHE_USERS = 64
 
     def __init__(self, db: DuckDBDatabase) -> None:
         self.db = db
+        self._parsed: OrderedDict[str, tuple[str, FoldState]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def load(self, user_id: str) -> FoldState | None:
         rows = self.db.fetchall("SELECT state FROM fold_state WHERE user_id = ?", [user_id])
-        return FoldState.model_validate_json(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        text = rows[0][0]
+        with self._lock:
+            cached = self._parsed.get(user_id)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        state = FoldState.model_validate_json(text)
+        self._remember(user_id, text, state)
+        return state
+
+    def _remember(self, user_id: str, text: str, state: FoldState) -> None:
+        with self._lock:
+            self._parsed[user_id] = (text, state)
+            self._parsed.move_to_end(user_id)
+            while len(self._parsed) > self.CACHE_USERS:
+                self._parsed.popitem(last=False)
 
     def save(self, state: FoldState) -> None:
+        text = state.model_dump_json()
         self.db.execute(
             "INSERT OR REPLACE INTO fold_state (user_id, state, updated_at) VALUES (?, ?, now())",
-            [state.user_id, state.model_dump_json()])
+            [state.user_id, text])
 
     def delete_user(self, user_id: str) -> int:
         return _delete_user(self.db, "fold_state", user_id)
