@@ -53,6 +53,25 @@ def test_extend_matches_a_full_rebuild(harness: Harness) -> None:
     assert len(incremental.own) == 3
 
 
+def test_a_row_re_added_under_its_id_replaces_the_old_one_without_a_rebuild(harness: Harness) -> None:
+    from memfold.models import ArchiveItem
+
+    harness.ingest(make_messages("ana", ["we planned a trip to Lisbon", "hello there"]))
+    lexical = harness.retriever.lexical
+    lexical.search("ana", "warm up", 5)
+    built = lexical._users["ana"]
+    [old] = [i for i in harness.stores.archive.list("ana") if "Lisbon" in i.text]
+    new = ArchiveItem.model_validate({**old.model_dump(), "text": "we planned a trip to Porto",
+                                      "key_text": "we planned a trip to Porto"})
+    harness.stores.archive.add([new])
+    lexical.extend([new])
+    assert lexical.search("ana", "Lisbon", 5).own == []  # the old version never scores again
+    assert [i for i, _ in lexical.search("ana", "Porto", 5).own] == [old.item_id]
+    assert lexical._users["ana"] is built and len(built) == harness.stores.archive.count("ana")
+    rebuilt = LexicalIndex(harness.stores.archive).search("ana", "trip Porto hello", 10)
+    assert [i for i, _ in lexical.search("ana", "trip Porto hello", 10).own] == [i for i, _ in rebuilt.own]
+
+
 def test_a_deleted_row_is_not_found_after_the_count_changes(harness: Harness) -> None:
     harness.ingest(make_messages("ana", ["my passport number is secret", "hello"]))
     assert harness.retriever.lexical.search("ana", "passport", 5).own

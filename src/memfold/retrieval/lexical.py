@@ -133,12 +133,19 @@ class UserIndex:
         self.rows: list[RowInfo] = []
         self._last_message: tuple[int, datetime | None] | None = None
         self._stats: _Stats | None = None  # derived from lengths and links; reset by add()
+        self.replaced: set[int] = set()  # docs superseded by a newer version of their row
 
     def __len__(self) -> int:
-        return len(self.item_ids)
+        """Live rows: what the archive holds for the user when the index is current."""
+        return len(self.item_ids) - len(self.replaced)
 
     def add(self, item: ArchiveItem) -> None:
+        """Append a row; a row already present (same item_id) is replaced: its old doc keeps
+        its postings but never scores again, so a replacement costs what an append does."""
         self._stats = None
+        old = self.positions.get(item.item_id)
+        if old is not None:
+            self.replaced.add(old)
         doc = len(self.item_ids)
         self.item_ids.append(item.item_id)
         self.positions[item.item_id] = doc
@@ -202,6 +209,8 @@ class UserIndex:
         return self._stats
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        if self.replaced:
+            scores[list(self.replaced)] = 0.0
         hits = np.flatnonzero(scores > 0)
         if len(hits) > k:
             hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
@@ -266,15 +275,11 @@ class LexicalIndex:
             return {i: index.rows[index.positions[i]] for i in item_ids if i in index.positions}
 
     def extend(self, items: Iterable[ArchiveItem]) -> None:
-        """Append rows just committed; a replaced row (same item_id) drops the cache instead."""
+        """Append rows just committed (a row re-added under its item_id replaces the old one)."""
         with self._lock:
             for item in items:
                 index = self._users.get(item.user_id)
-                if index is None:
-                    continue  # built from the archive on first search
-                if item.item_id in index.positions:
-                    self._users.pop(item.user_id, None)
-                else:
+                if index is not None:  # else built from the archive on first search
                     index.add(item)
 
     def invalidate(self, user_id: str | None = None) -> None:
