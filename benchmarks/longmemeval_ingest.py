@@ -106,7 +106,8 @@ def score(record: dict[str, Any], items: list[Any]) -> dict[str, Any]:
     return row
 
 
-def run_one(record: dict[str, Any], settings: Any, depth: int, profile: bool) -> dict[str, Any]:
+def run_one(record: dict[str, Any], settings: Any, depth: int, profile: bool,
+            embedder: Any = None) -> dict[str, Any]:
     from memfold import Memory
     from memfold.models import Message
 
@@ -114,7 +115,7 @@ def run_one(record: dict[str, Any], settings: Any, depth: int, profile: bool) ->
     messages = [Message(**m) for m in haystack_messages(record, user_id)]
     chars = sum(len(m.text) for m in messages)
     with tempfile.TemporaryDirectory(prefix="memfold-lme-") as workdir:
-        memory = Memory.open(Path(workdir) / "store", settings)
+        memory = Memory.open(Path(workdir) / "store", settings, **({"embedder": embedder} if embedder else {}))
         try:
             profiler = cProfile.Profile() if profile else None
             started = time.perf_counter()
@@ -173,21 +174,30 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="stop after N haystacks (0: all)")
     parser.add_argument("--depth", type=int, default=50, help="items recalled per question")
     parser.add_argument("--embedder", default=None, help="memfold embedder (default: the settings')")
+    parser.add_argument("--max-word-pieces", type=int, default=0,
+                        help="experiment: a q8 embedder truncating at N word pieces (0: the settings')")
+    parser.add_argument("--batch", type=int, default=0, help="Settings.ingest_batch_size (0: default)")
     parser.add_argument("--profile", type=int, default=0, help="cProfile the first N haystacks")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/longmemeval_ingest.json"))
     args = parser.parse_args()
 
     from memfold.config import Settings
 
-    overrides = {"backend": "offline", **({"embedder": args.embedder} if args.embedder else {})}
+    overrides = {"backend": "offline", **({"embedder": args.embedder} if args.embedder else {}),
+                 **({"ingest_batch_size": args.batch} if args.batch else {})}
     settings = Settings.from_env(**overrides)
     with gzip.open(args.data, "rt") as handle:
         records = select(json.load(handle), args.per_type)
     records = records[:args.limit] if args.limit > 0 else records
+    embedder = None
+    if args.max_word_pieces:
+        from memfold.embed import MiniLMQ8Embedder
+
+        embedder = MiniLMQ8Embedder(max_word_pieces=args.max_word_pieces)
     rows = []
     started = time.perf_counter()
     for number, record in enumerate(records):
-        row = run_one(record, settings, args.depth, profile=number < args.profile)
+        row = run_one(record, settings, args.depth, profile=number < args.profile, embedder=embedder)
         print(f"[{number + 1}/{len(records)}] {row['question_id']} {row['type']}: {row['messages']} msgs "
               f"{row['messages_per_s']} msg/s {row['chars_per_s']} chars/s any@5={row['session_any@5']} "
               f"turn@10={row['turn@10']:.2f}", flush=True)
@@ -196,6 +206,8 @@ def main() -> None:
         rows.append(row)
     summary = summarise(rows)
     summary.update({"commit": _commit(), "embedder": settings.embedder, "per_type": args.per_type,
+                    "max_word_pieces": args.max_word_pieces or None,
+                    "ingest_batch_size": settings.ingest_batch_size,
                     "depth": args.depth, "elapsed_s": round(time.perf_counter() - started, 1),
                     "load_avg_1m_end": round(os.getloadavg()[0], 2), "cores": os.cpu_count(),
                     "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "rows": rows})

@@ -52,7 +52,10 @@ class Settings(BaseModel):
     anthropic_api_key: str | None = Field(default=None, repr=False)
     max_text_chars: int = Field(default=200_000, gt=0)
     max_future_skew_seconds: int = Field(default=24 * 3600, ge=0)
-    ingest_batch_size: int = Field(default=256, gt=0)
+    # The ingest worker embeds batch k+1 while batch k is routed and folded. On three
+    # LongMemEval haystacks 64 / 128 / 256 gave 41-46 / 43-47 / 42-46 messages/s: 128 keeps
+    # a transaction small at no cost (benchmarks/longmemeval_ingest.py --batch N)
+    ingest_batch_size: int = Field(default=128, gt=0)
     # Archive a FACT/EVENT message a second time as its extraction text? Off: on LoCoMo-dev
     # the extra rows cost 0.47 embeddings per message at ingest and lowered evidence recall
     # (benchmarks/retrieval_dev.py --router, int8 model: R@10 0.758 / within 1,000 tokens

@@ -17,12 +17,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from itertools import chain
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from memfold.embed.precomputed import PrecomputedEmbedder
 from memfold.errors import InvalidInputError, InvalidMessageError, MemfoldError
 from memfold.models import (
     Context,
@@ -153,16 +157,32 @@ class Memory:
 
     def ingest_many(self, messages: Iterable[Message | dict[str, Any]], *,
                     progress: Progress | None = None) -> IngestReport:
-        """Store many messages in batches; a bad one is reported, the others are kept."""
+        """Store many messages in batches; a bad one is reported, the others are kept.
+
+        Pipelined: while one batch is routed, folded and committed (Python, holding the GIL),
+        a worker thread embeds the next one (onnxruntime releases the GIL), so the two cores
+        overlap the model's forward passes with the rest of ingest. Each batch still commits
+        in order and is durable when its turn comes; the worker only computes vectors."""
+        from concurrent.futures import ThreadPoolExecutor
+
         started = time.perf_counter()
         total = IngestReport()
         position = 1
-        for batch in _batched(messages, self.settings.ingest_batch_size):
-            report, _ = self._ingest_batch(batch, start=position)
-            total = _merge_reports(total, report)
-            position += len(batch)
-            if progress:
-                progress(len(batch))
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memfold-embed") as worker:
+            derived = _DerivedVectors(worker.submit, self.embedder)
+            pending: _Prepared | None = None
+            for batch in chain(_batched(messages, self.settings.ingest_batch_size), [None]):
+                ready = None if batch is None else self._prepare(batch, position, worker.submit)
+                position += len(batch or ())
+                if pending is not None:
+                    report, _ = self._store_prepared(pending, derived)
+                    total = _merge_reports(total, report)
+                    if progress:
+                        progress(pending.size)
+                pending = ready
+            if derived.started:
+                with self._write_lock:  # the last batch's derived rows, before returning
+                    self.sync_index(PrecomputedEmbedder(self.embedder, derived.collect()))
         return total.model_copy(update={"seconds": time.perf_counter() - started})
 
     def ingest_file(self, path: str | Path, *, user_id: str | None = None,
@@ -191,17 +211,34 @@ class Memory:
 
     def _ingest_batch(self, raw: Sequence[Message | dict[str, Any]], *,
                       start: int) -> tuple[IngestReport, list[RouteDecision]]:
+        return self._store_prepared(self._prepare(raw, start, _run_now))
+
+    def _prepare(self, raw: Sequence[Message | dict[str, Any]], start: int,
+                 submit: Callable[..., Future[dict[str, Any]]]) -> _Prepared:
+        """Validate a batch and start embedding the texts of its messages not stored yet."""
         messages, positions, rejected = self._validate(raw, start)
-        if not messages:
-            return IngestReport(rejected=rejected), []
+        if messages:
+            self._check_open()
+            with self._write_lock:
+                unseen, _, _ = self._drop_already_stored(messages, positions)
+        else:
+            unseen = []
+        return _Prepared(len(raw), messages, positions, rejected, submit(self._embed_texts, unseen))
+
+    def _store_prepared(self, batch: _Prepared,
+                        derived: _DerivedVectors | None = None) -> tuple[IngestReport, list[RouteDecision]]:
+        if not batch.messages:
+            return IngestReport(rejected=batch.rejected), []
         self._check_open()
+        vectors = dict(batch.vectors.result())
         with self._write_lock:
-            fresh, duplicates, conflicts = self._drop_already_stored(messages, positions)
-            rejected = sorted([*rejected, *conflicts], key=lambda r: r.position)
-            embeddings, vectors = self._embed_messages(fresh)
+            fresh, duplicates, conflicts = self._drop_already_stored(batch.messages, batch.positions)
+            rejected = sorted([*batch.rejected, *conflicts], key=lambda r: r.position)
+            vectors.update(self._embed_texts(fresh, known=vectors))  # stored meanwhile: none
+            embeddings = self._pooled(fresh, vectors)
             decisions = self._route_batch(fresh, embeddings)
             folds = self._commit(fresh, decisions) if fresh else 0
-            self._index(vectors)
+            self._index(vectors, derived)
         routed: dict[str, int] = {}
         for decision in decisions:
             routed[decision.kind] = routed.get(decision.kind, 0) + 1
@@ -232,13 +269,15 @@ class Memory:
 
         folds = 0
         archived = []
+        chunks: list[Any] = []
         with self.stores.db.transaction():
             previous = {uid: self._last_message(uid) for uid in {m.user_id for m in messages}}
             self.stores.log.append(messages)
             for message, decision in zip(messages, decisions):
-                apply_decision(self.stores, message, decision)
+                apply_decision(self.stores, message, decision, chunk_sink=chunks)
                 if decision.kind == "DOCUMENT":
                     self._layer_long_document(message)
+            self.stores.documents.add(chunks)  # one insert for the batch's document chunks
             for user_id, group in _group_by_user(messages, decisions):
                 msgs = [m for m, _ in group]
                 items = archive_items(msgs, [d for _, d in group], previous=previous[user_id],
@@ -276,31 +315,51 @@ class Memory:
         return outcome
 
     def _embed_messages(self, messages: Sequence[Message]) -> tuple[Any, dict[str, Any]]:
-        """Embed each text once: a message's raw-row texts (itself, or its chunks when long).
+        """One vector per message for the router, and the vectors by text (see below)."""
+        vectors = self._embed_texts(messages)
+        return self._pooled(messages, vectors), vectors
 
-        Returns one vector per message for the router (a long message's is the mean of its
-        chunks' vectors, weighted by their words: embedding the whole text as well would
-        cost a second forward pass over the same words, truncated at 256 word pieces) and
-        the vectors by text, which the index reuses."""
+    def _embed_texts(self, messages: Sequence[Message],
+                     known: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Embed each text once: a message's raw-row texts (itself, or its chunks when long),
+        by text; the index reuses them. Texts in ``known`` are not embedded again."""
+        from memfold.retrieval.indexing import row_texts
+
+        known = known or {}
+        texts = list(dict.fromkeys(t for m in messages for t in row_texts(m) if t not in known))
+        return dict(zip(texts, self.embedder.embed(texts))) if texts else {}
+
+    def _pooled(self, messages: Sequence[Message], vectors: dict[str, Any]) -> Any:
+        """The router's vector of each message: a long message's is the mean of its chunks'
+        vectors, weighted by their words (embedding the whole text as well would cost a
+        second forward pass over the same words, and the model truncates it anyway)."""
         import numpy as np
 
         from memfold.embed.base import normalise
         from memfold.retrieval.indexing import row_texts
 
-        groups = [row_texts(m) for m in messages]
-        texts = list(dict.fromkeys(text for group in groups for text in group))
-        vectors = dict(zip(texts, self.embedder.embed(texts)))
         if not messages:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32), vectors
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        groups = [row_texts(m) for m in messages]
         pooled = [np.average([vectors[t] for t in group], axis=0,
                              weights=[max(1, len(t.split())) for t in group]) for group in groups]
-        return normalise(np.stack(pooled)), vectors
+        return normalise(np.stack(pooled))
 
-    def _index(self, vectors: dict[str, Any]) -> None:
-        """Index what the transaction committed; texts already embedded are not embedded again."""
-        from memfold.embed.precomputed import PrecomputedEmbedder
+    def _index(self, vectors: dict[str, Any], derived: _DerivedVectors | None = None) -> None:
+        """Index what the transaction committed; texts already embedded are not embedded again.
 
-        self.sync_index(PrecomputedEmbedder(self.embedder, vectors))
+        With ``derived`` (inside ``ingest_many``), rows whose text has no vector yet (an
+        episode leaving L2, an evicted L3 note) stay pending while the worker embeds them,
+        and are indexed with the next batch (or at the end): their forward passes overlap
+        the next batch's routing and folding. A crash in between leaves them unindexed in
+        DuckDB, which the next open indexes, as after any crash before the index upsert."""
+        from memfold.stores.sync import index_known
+
+        if derived is None:
+            self.sync_index(PrecomputedEmbedder(self.embedder, vectors))
+            return
+        known = {**vectors, **derived.collect()}
+        derived.submit([item.key_text for item in index_known(self.stores, known)])
 
     def sync_index(self, embedder: Embedder | None = None) -> Any:
         """Index archive rows committed to DuckDB but missing from the vector index."""
@@ -655,6 +714,51 @@ def _require_user(user_id: str | None) -> str:
         raise InvalidInputError("a user_id is required for every read and write",
                                 hint="pass user_id= (memfold keeps every user's data apart)")
     return user_id.strip()
+
+
+class _DerivedVectors:
+    """Vectors of derived archive rows, computed by the ingest worker between batches."""
+
+    def __init__(self, submit: Callable[..., Future[Any]], embedder: Embedder) -> None:
+        self._submit = submit
+        self._embedder = embedder
+        self._futures: list[tuple[list[str], Future[Any]]] = []
+        self._ready: dict[str, Any] = {}
+        self.started = False
+
+    def submit(self, texts: list[str]) -> None:
+        texts = [t for t in dict.fromkeys(texts) if t not in self._ready]
+        if texts:
+            self.started = True
+            self._futures.append((texts, self._submit(self._embedder.embed, texts)))
+
+    def collect(self) -> dict[str, Any]:
+        """Every vector computed so far (waits for the ones in flight)."""
+        for texts, future in self._futures:
+            self._ready.update(zip(texts, future.result()))
+        self._futures = []
+        return self._ready
+
+
+@dataclass
+class _Prepared:
+    """A validated batch whose texts are being embedded (by the worker, or already)."""
+
+    size: int
+    messages: list[Message]
+    positions: dict[int, int]
+    rejected: list[Rejection]
+    vectors: Future[dict[str, Any]]
+
+
+def _run_now(function: Callable[..., Any], *args: Any) -> Future[Any]:
+    """``executor.submit`` without an executor: the single-message path embeds in place."""
+    future: Future[Any] = Future()
+    try:
+        future.set_result(function(*args))
+    except MemfoldError as exc:  # raised again by result(), as the worker's would be
+        future.set_exception(exc)
+    return future
 
 
 def _empty_state(user_id: str) -> FoldState:

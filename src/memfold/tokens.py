@@ -19,6 +19,9 @@ from memfold.errors import EmbeddingError
 
 @runtime_checkable
 class TokenCounter(Protocol):
+    """``additive`` (optional, default False): the count of texts joined by whitespace is
+    the sum of their counts, so packers may add instead of counting the joined text."""
+
     name: str
 
     def count(self, text: str) -> int: ...
@@ -28,6 +31,9 @@ class WordPieceCounter:
     """Counts the tokens of the MiniLM tokenizer (without [CLS]/[SEP], no truncation)."""
 
     name = "minilm-wordpiece"
+    # WordPiece after BERT's pre-tokenizer splits on whitespace first: no token spans two
+    # whitespace-separated parts, so counts add up across a whitespace join.
+    additive = True
 
     def __init__(self, cache_size: int = 32_768) -> None:
         self._tokenizer = _load_tokenizer()

@@ -45,3 +45,40 @@ def test_every_word_is_in_some_chunk(parts: list[str]) -> None:
     joined = " ".join(chunks).split()
     assert set(text.split()) <= set(joined)
     assert all(COUNTER.count(c) <= 40 or len(c.split()) == 1 for c in chunks)
+
+
+class _JoinedCounter:
+    """The WordPiece counter with the additive shortcut switched off."""
+
+    name = "wordpiece-joined"
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner = inner
+
+    def count(self, text: str) -> int:
+        return self.inner.count(text)
+
+
+pieces = st.lists(st.sampled_from(["Hello,", "world!", "naïve", "café's", "co-op", "3.14", "e-mail:",
+                                   "(see", "below)", "URL:https://x.io/a?b=1", "日本", "emoji🙂", "—", "ok."]),
+                  min_size=1, max_size=12).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(pieces, min_size=1, max_size=6))
+def test_wordpiece_counts_add_up_across_a_whitespace_join(parts: list[str]) -> None:
+    from memfold.tokens import default_counter
+
+    counter = default_counter()
+    assert counter.additive
+    assert counter.count("\n".join(parts)) == sum(counter.count(p) for p in parts)
+
+
+def test_packing_with_summed_sizes_gives_the_chunks_of_counting_the_joined_text() -> None:
+    from memfold.tokens import default_counter
+
+    counter = default_counter()
+    text = "\n\n".join(" ".join(f"Paragraph {p} sentence {s} mentions item-{s}, café and 3.{s}." for s in range(9))
+                       for p in range(12))
+    assert chunk_text(text, counter=counter) == chunk_text(text, counter=_JoinedCounter(counter))
+    assert len(chunk_text(text, counter=counter)) > 3

@@ -144,11 +144,12 @@ class NoteSet:
     def __init__(self, notes: Iterable[Note], duplicate_jaccard: float = 0.75) -> None:
         self.notes: list[Note] = list(notes)
         self.duplicate_jaccard = duplicate_jaccard
+        self._features = [features(note.text) for note in self.notes]  # aligned with notes
         self._postings: dict[str, set[int]] = {}
         self._no_tokens: set[int] = set()
         self._no_rest: set[int] = set()
-        for position, note in enumerate(self.notes):
-            self._link(position, features(note.text))
+        for position, found in enumerate(self._features):
+            self._link(position, found)
 
     def _link(self, position: int, found: Features, *, add: bool = True) -> None:
         groups = [self._postings.setdefault(token, set()) for token in found.tokens]
@@ -164,8 +165,19 @@ class NoteSet:
             shared.update(self._postings.get(token, ()))
         always = (self._no_tokens if not found.tokens else set()) | (
             self._no_rest if not found.rest else set())
-        hits = [i for i, n in shared.items() if self._may_relate(features(self.notes[i].text), found, n)]
+        floor = self._least_shared(found)
+        hits = [i for i, n in shared.items()
+                if n >= floor and self._may_relate(self._features[i], found, n)]
         return sorted(always.union(hits))
+
+    def _least_shared(self, new: Features) -> float:
+        """The fewest shared tokens any rule could accept, from ``new`` alone (each bound of
+        ``_may_relate`` is at least its share of the new note's own set): most notes share
+        only a speaker name or a common word and are dropped by one comparison."""
+        bounds = [self.duplicate_jaccard * len(new.tokens), 0.6 * len(new.rest)]
+        if new.copula is not None:
+            bounds.append(2)
+        return min(bounds) - 1e-9
 
     def _may_relate(self, old: Features, new: Features, shared: int) -> bool:
         slack = 1e-9  # the bounds are necessary conditions; never let rounding exclude a match
@@ -182,8 +194,8 @@ class NoteSet:
         the returned history; otherwise appended)."""
         found = features(new.text)
         for index in self.candidates(found):
-            old = self.notes[index]
-            kind = _relation(features(old.text), found, self.duplicate_jaccard, True)
+            old, old_found = self.notes[index], self._features[index]
+            kind = _relation(old_found, found, self.duplicate_jaccard, True)
             if kind == "duplicate":
                 self.notes[index] = old.model_copy(update={
                     "sources": _union(old.sources, new.sources),
@@ -191,12 +203,13 @@ class NoteSet:
                     "updated_at": _latest(old.updated_at, new.updated_at)})
                 return history
             if kind == "contradiction":
-                self._link(index, features(old.text), add=False)
+                self._link(index, old_found, add=False)
                 self._link(index, found)
-                self.notes[index] = new
+                self.notes[index], self._features[index] = new, found
                 return [*history, old]
         self._link(len(self.notes), found)
         self.notes.append(new)
+        self._features.append(found)
         return history
 
 

