@@ -4,9 +4,13 @@ It composes the parts built by :mod:`memfold.config` and owns the ingest
 transaction, so that a message, everything derived from it and the fold state land
 together or not at all::
 
-    validate -> embed once (batch) -> route -> BEGIN
+    validate -> embed each text once (batch) -> route -> BEGIN
         conversation log + profile/events/documents + archive rows + fold state
     COMMIT -> index the new archive rows in the vector index
+
+``ingest_many`` pipelines batches: a worker thread embeds batch k+1 (and the rows batch k
+derived, such as episodes leaving L2) while the main thread routes, folds and commits
+batch k; batches still commit one after another, in order, and the worker writes nothing.
 
 The vector index is derived from DuckDB: if the process dies between COMMIT and the
 index upsert, the next ``open`` indexes whatever is missing.

@@ -126,6 +126,16 @@ def test_cap_evicts_unpinned_by_rank_and_never_pinned() -> None:
     assert len(evicted) == 4 and pinned not in evicted
 
 
+def test_open_questions_are_capped_like_patterns_newest_kept_pinned_never_evicted() -> None:
+    questions = [Note(text=f"Ana: what about the plan {n}?", sources=[f"m{n}"], importance=0.5)
+                 for n in range(12)]
+    pinned = Note(text="Ana: who signs the lease?", sources=["p"], importance=0.9)
+    sem = SemanticMemory(user_id="u1", open_questions=[pinned, *questions])
+    capped, evicted = enforce_cap(sem, FoldSettings(semantic_store_cap=8))  # quarter: 2
+    assert capped.open_questions == [pinned, *questions[-2:]]
+    assert evicted == questions[:-2]  # archived as searchable rows by the manager
+
+
 def _survives(note: Note, state: FoldState, archived: list[Note]) -> bool:
     """A pinned note survives if some record in the layers (or an archived row) keeps its
     words and cites all of its sources."""

@@ -41,6 +41,10 @@ def test_the_default_embedder_is_the_q8_one() -> None:
     assert (embedder.name, embedder.dim) == ("all-MiniLM-L6-v2-q8", 384)
     int8 = build_embedder(Settings(embedder="minilm-int8"))
     assert type(int8) is MiniLMInt8Embedder and int8.name == "all-MiniLM-L6-v2-int8"
+    # q8 reads 128 word pieces (the model's training length), int8 keeps 256
+    assert (embedder.max_word_pieces, int8.max_word_pieces) == (128, MAX_WORD_PIECES) == (128, 256)
+    long = embedder.tokenizer.encode("word " * 600)
+    assert len(long.ids) == 128 and len(int8.tokenizer.encode("word " * 600).ids) == 256
 
 
 def test_fp32_and_hashing_stay_available(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -223,19 +223,24 @@ def enforce_cap(sem: SemanticMemory, settings: FoldSettings) -> tuple[SemanticMe
     """Keep L3 within ``semantic_store_cap`` unpinned facts+patterns (and as many history notes).
 
     Rule: pinned notes always stay; the unpinned ones are ranked by importance x recency
-    and the lowest leave L3. Evicted notes (and the oldest history beyond the cap) are
+    and the lowest leave L3 (open questions are capped at a quarter of the cap, like
+    patterns). Evicted notes (and the oldest history beyond the cap) are
     returned so the manager can archive them as ``evicted_fact`` rows: searchable, not lost.
     """
     cap, pin = settings.semantic_store_cap, settings.pin_threshold
     facts, evicted_facts = _cap_notes(sem.facts, cap, pin)
     patterns, evicted_patterns = _cap_notes(sem.patterns, max(1, cap // 4), pin)
+    # open questions too: unanswered ones pile up with the history, and every distil step
+    # checks each of them against the new turns
+    questions, evicted_questions = _cap_notes(sem.open_questions, max(1, cap // 4), pin)
     history = list(sem.history)
     evicted_history = history[:-cap] if len(history) > cap else []
     history = history[-cap:]
-    evicted = evicted_facts + evicted_patterns + evicted_history
+    evicted = evicted_facts + evicted_patterns + evicted_questions + evicted_history
     if not evicted:
         return sem, []
-    return sem.model_copy(update={"facts": facts, "patterns": patterns, "history": history}), evicted
+    return sem.model_copy(update={"facts": facts, "patterns": patterns, "open_questions": questions,
+                                  "history": history}), evicted
 
 
 def _cap_notes(notes: list[Note], cap: int, pin: float) -> tuple[list[Note], list[Note]]:

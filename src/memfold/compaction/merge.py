@@ -247,14 +247,31 @@ def answers(question: str, later: str) -> bool:
     Heuristic: a different speaker, and either >= 2 shared content words or half of the
     question's content words. Used to drop resolved open questions.
     """
-    if speaker_of(question) and speaker_of(question) == speaker_of(later):
-        return False
-    asked = t.content_tokens(_body(question))
-    if not asked:
-        return True  # a contentless question ("how are you?") needs no answer kept
-    shared = asked & t.content_tokens(_body(later))
-    return len(shared) >= 2 or len(shared) * 2 >= len(asked)
+    return resolved_by(question, parse_replies([later]))
 
 
 def resolved(question: str, later_texts: Sequence[str]) -> bool:
-    return any(answers(question, text) for text in later_texts)
+    return resolved_by(question, parse_replies(later_texts))
+
+
+Reply = tuple[str, frozenset[str]]  # (speaker, content tokens of the body)
+
+
+def parse_replies(texts: Sequence[str]) -> list[Reply]:
+    """Later texts read once for :func:`resolved_by` (many questions check the same texts)."""
+    return [(speaker_of(text), t.content_tokens(_body(text))) for text in texts]
+
+
+def resolved_by(question: str, replies: Sequence[Reply]) -> bool:
+    """Whether any reply answers ``question``: the rule of :func:`answers`, on parsed texts."""
+    speaker = speaker_of(question)
+    asked = t.content_tokens(_body(question))
+    for reply_speaker, said in replies:
+        if speaker and speaker == reply_speaker:
+            continue
+        if not asked:
+            return True
+        shared = asked & said
+        if len(shared) >= 2 or len(shared) * 2 >= len(asked):
+            return True
+    return False

@@ -436,8 +436,10 @@ def _is_pattern(text: str) -> bool:
 
 def _resolve_open_questions(sem: SemanticMemory, later: list[str]) -> SemanticMemory:
     """Questions that a newer turn answers leave L3's open list (kept in history)."""
-    still_open = [q for q in sem.open_questions if not merge.resolved(q.text, later)]
-    answered = [q for q in sem.open_questions if merge.resolved(q.text, later)]
+    later_parsed = merge.parse_replies(later)  # once, not once per open question
+    is_answered = [merge.resolved_by(q.text, later_parsed) for q in sem.open_questions]
+    still_open = [q for q, done in zip(sem.open_questions, is_answered) if not done]
+    answered = [q for q, done in zip(sem.open_questions, is_answered) if done]
     if not answered:
         return sem
     return sem.model_copy(update={"open_questions": still_open,
