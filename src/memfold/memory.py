@@ -186,7 +186,7 @@ class Memory:
                 pending = ready
             if derived.started:
                 with self._write_lock:  # the last batch's derived rows, before returning
-                    self.sync_index(PrecomputedEmbedder(self.embedder, derived.collect()))
+                    self.sync_index(PrecomputedEmbedder(self.embedder, derived.take()))
         return total.model_copy(update={"seconds": time.perf_counter() - started})
 
     def ingest_file(self, path: str | Path, *, user_id: str | None = None,
@@ -268,20 +268,20 @@ class Memory:
     def _commit(self, messages: list[Message], decisions: list[RouteDecision]) -> int:
         """One transaction: log, routed writes, archive rows and fold state."""
         from memfold.retrieval.indexing import archive_items
-        from memfold.router.apply import apply_decision
+        from memfold.router.apply import PendingWrites, apply_decision
         from memfold.stores.retention import enforce_for_batch
 
         folds = 0
         archived = []
-        chunks: list[Any] = []
+        pending = PendingWrites()
         with self.stores.db.transaction():
             previous = {uid: self._last_message(uid) for uid in {m.user_id for m in messages}}
             self.stores.log.append(messages)
             for message, decision in zip(messages, decisions):
-                apply_decision(self.stores, message, decision, chunk_sink=chunks)
+                apply_decision(self.stores, message, decision, pending=pending)
                 if decision.kind == "DOCUMENT":
                     self._layer_long_document(message)
-            self.stores.documents.add(chunks)  # one insert for the batch's document chunks
+            pending.flush(self.stores)  # one insert each for the batch's chunks and events
             for user_id, group in _group_by_user(messages, decisions):
                 msgs = [m for m, _ in group]
                 items = archive_items(msgs, [d for _, d in group], previous=previous[user_id],
@@ -362,7 +362,7 @@ class Memory:
         if derived is None:
             self.sync_index(PrecomputedEmbedder(self.embedder, vectors))
             return
-        known = {**vectors, **derived.collect()}
+        known = {**vectors, **derived.take()}
         derived.submit([item.key_text for item in index_known(self.stores, known)])
 
     def sync_index(self, embedder: Embedder | None = None) -> Any:
@@ -736,12 +736,14 @@ class _DerivedVectors:
             self.started = True
             self._futures.append((texts, self._submit(self._embedder.embed, texts)))
 
-    def collect(self) -> dict[str, Any]:
-        """Every vector computed so far (waits for the ones in flight)."""
+    def take(self) -> dict[str, Any]:
+        """The vectors computed since the last take (waits for the ones in flight); they
+        are handed over, not kept, so a long ingest holds no more than a batch's worth."""
         for texts, future in self._futures:
             self._ready.update(zip(texts, future.result()))
         self._futures = []
-        return self._ready
+        ready, self._ready = self._ready, {}
+        return ready
 
 
 @dataclass

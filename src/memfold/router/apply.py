@@ -21,6 +21,8 @@ unsupported fact cannot abort a batch.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfold.errors import EvidenceRequiredError, InvalidInputError
@@ -65,13 +67,29 @@ def chunk_id_for(message: Message, index: int) -> str:
     return f"{message.msg_id}#chunk{index}"
 
 
+@dataclass
+class PendingWrites:
+    """Rows a batch writes in one insert each at its end (a statement per message costs
+    more than the rows: a few ms each on a large store). Nothing in a batch reads them
+    back before the batch ends; profile facts are not buffered (each change reads the
+    current value)."""
+
+    chunks: list[DocumentChunk] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+    def flush(self, stores: Stores) -> None:
+        stores.documents.add(self.chunks)
+        stores.events.append(self.events)
+        self.chunks, self.events = [], []
+
+
 def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
                    counter: TokenCounter | None = None,
-                   chunk_sink: list[DocumentChunk] | None = None) -> AppliedWrites:
+                   pending: PendingWrites | None = None) -> AppliedWrites:
     """Write ``decision`` for ``message``; returns what was written and what was refused.
 
-    ``chunk_sink`` collects the document chunks instead of writing them, so that a batch's
-    chunks go to the store in one insert (the caller adds them in the same transaction)."""
+    With ``pending``, document chunks and events are collected there instead of written;
+    the caller flushes them in the same transaction."""
     if decision.msg_id != message.msg_id:
         raise InvalidInputError(
             f"decision for {decision.msg_id!r} applied to message {message.msg_id!r}")
@@ -81,9 +99,9 @@ def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
         for fact in decision.facts:
             _apply_fact(stores, message, fact, out)
     if decision.kind == "EVENT":
-        out["event_ids"].append(_append_event(stores, message, decision))
+        out["event_ids"].append(_append_event(stores, message, decision, pending))
     elif decision.kind == "DOCUMENT":
-        out["chunk_ids"].extend(_add_chunks(stores, message, decision, counter, chunk_sink))
+        out["chunk_ids"].extend(_add_chunks(stores, message, decision, counter, pending))
     return AppliedWrites(msg_id=message.msg_id, kind=decision.kind, **out)
 
 
@@ -124,7 +142,8 @@ def _apply_fact(stores: Stores, message: Message, fact: FactExtraction,
     out["facts_written" if change is not None else "facts_unchanged"].append(slot)
 
 
-def _append_event(stores: Stores, message: Message, decision: RouteDecision) -> str:
+def _append_event(stores: Stores, message: Message, decision: RouteDecision,
+                  pending: PendingWrites | None) -> str:
     extraction = decision.event
     event = Event(
         event_id=event_id_for(message), user_id=message.user_id,
@@ -133,19 +152,22 @@ def _append_event(stores: Stores, message: Message, decision: RouteDecision) -> 
         occurred_at=extraction.occurred_at if extraction else message.ts,
         granularity=extraction.granularity if extraction else "day",
         recorded_at=message.ts, sources=[message.msg_id])
-    stores.events.append([event])
+    if pending is not None:
+        pending.events.append(event)
+    else:
+        stores.events.append([event])
     return event.event_id
 
 
 def _add_chunks(stores: Stores, message: Message, decision: RouteDecision,
-                counter: TokenCounter | None, sink: list[DocumentChunk] | None) -> list[str]:
+                counter: TokenCounter | None, pending: PendingWrites | None) -> list[str]:
     texts = chunk_text(message.text, counter=counter)
     chunks = [DocumentChunk(chunk_id=chunk_id_for(message, index), user_id=message.user_id,
                             doc_id=message.msg_id, index=index, text=text,
                             sources=[message.msg_id], ts=message.ts, flags=list(decision.flags))
               for index, text in enumerate(texts)]
-    if sink is not None:
-        sink.extend(chunks)
+    if pending is not None:
+        pending.chunks.extend(chunks)
     else:
         stores.documents.add(chunks)
     return [chunk.chunk_id for chunk in chunks]
