@@ -104,6 +104,16 @@ def timed_queries(retriever: Retriever, repeats: int) -> list[float]:
     return times
 
 
+def profiled(run, enabled: bool, lines: int = 40):  # type: ignore[no-untyped-def]
+    """``run()``, under cProfile when ``enabled`` (prints the top functions by cumulative time)."""
+    if not enabled:
+        return run()
+    profiler = cProfile.Profile()
+    result = profiler.runcall(run)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(lines)
+    return result
+
+
 FACADE_USER = "perf-user"
 FACADE_START = datetime(2015, 1, 1, 9, tzinfo=timezone.utc)
 
@@ -161,13 +171,7 @@ def run_facade(args: argparse.Namespace, tmp: str) -> dict[str, object]:
         began = time.perf_counter()
         memory.recall("warm up", FACADE_USER, k=10)  # builds BM25 for the user
         first_s = time.perf_counter() - began
-        profiler = cProfile.Profile() if args.profile else None
-        if profiler:
-            profiler.enable()
-        times = facade_latencies(memory, args.repeats)
-        if profiler:
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+        times = profiled(lambda: facade_latencies(memory, args.repeats), args.profile)
     finally:
         memory.close()
     if stats.get("messages") != args.messages:
@@ -213,13 +217,7 @@ def main() -> None:
             began = time.perf_counter()
             retriever.recall("warm up", "u1", k=10)
             build_s = time.perf_counter() - began
-            profiler = cProfile.Profile() if args.profile else None
-            if profiler:
-                profiler.enable()
-            times = timed_queries(retriever, args.repeats)
-            if profiler:
-                profiler.disable()
-                pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
+            times = profiled(lambda: timed_queries(retriever, args.repeats), args.profile)
         finally:
             stores.close()
     report = {"messages": args.messages, "index": args.index, "embedder": embedder.name,
