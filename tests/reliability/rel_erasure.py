@@ -103,6 +103,8 @@ def erase_one(root: Path, per_user: int, users: int, seed: int) -> dict[str, Any
         "user_id_bytes_after": sum(after_forget["user_id"].values())
         + sum(reopened["user_id"].values()),
         "files_with_canary_after": sorted({*after_forget["canary"], *reopened["canary"]}),
+        "files_with_user_id_after": sorted({*(f"after forget: {k}" for k, v in after_forget["user_id"].items() if v),
+                                            *(f"after reopen: {k}" for k, v in reopened["user_id"].items() if v)}),
         "victim_rows_after": _footprint(memory, victim),
         "other_users": len(others), "other_users_changed": changed,
         "other_users_searchable": searchable,

@@ -46,7 +46,7 @@ def test_forget_leaves_no_byte_and_keeps_the_others(tmp_path: Path, sizes: tuple
         assert run["forgotten"]["documents"] > 0 and run["forgotten"]["vectors"] > 0
         assert run["victim_rows_after"] == {k: 0 for k in run["victim_rows_after"]}
     assert result["canary_bytes_after"] == 0, [r["files_with_canary_after"] for r in result["runs"]]
-    assert result["user_id_bytes_after"] == 0
+    assert result["user_id_bytes_after"] == 0, [r["files_with_user_id_after"] for r in result["runs"]]
     assert result["other_users_changed"] == 0 and result["other_users_not_searchable"] == 0
 
 
