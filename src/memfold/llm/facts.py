@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memfold.llm.cues import content_sentences
-from memfold.llm.keys import fact_key, slug, speaker_subject
+from memfold.llm.keys import SINGLE_VALUED, fact_key, slug, speaker_subject
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -78,6 +78,9 @@ _ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
 _EAT = re.compile(r"\b(?:eat|drink|touch)\b", re.I)
 _LEADING_TO = re.compile(r"^to\s+", re.I)
 _NOT_ANY_MORE = re.compile(r"\b(i'm|i am) (?:not|no longer)\b", re.I)
+# "I no longer live in Berlin" -> "I live in Berlin" (then deleted); "I no longer eat meat"
+# keeps its negation because the diet rule reads "no longer eat" as the new diet "no meat"
+_I_NO_LONGER = re.compile(r"\b(i) no longer (?!(?:eat|drink|touch)\b)", re.I)
 _NEGATED = re.compile(r"\b(?:no longer|not anymore|anymore|any more|not any ?more)\b", re.I)
 _NATIONALITY = re.compile(
     r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
@@ -137,9 +140,11 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
     return "trait"
 
 
+# where the noun phrase of "I'm a ..." may end; the time words match _STOP_VALUE's, so
+# "I'm not a nurse anymore" and "I'm a teacher these days" name a job
 _CLAUSE_END = re.compile(
     r"\s*(?:$|[,.!?;:)\-]|(?:and|but|so|who|which|because|since|from|at|in|with|for|and|"
-    r"now|too|though)\b)", re.IGNORECASE)
+    r"now|too|though|anymore|any more|these days|nowadays|again)\b)", re.IGNORECASE)
 _INTENSIFIERS = frozenset("so very really too pretty quite super such totally kind sort".split())
 _PREPOSITIONS = frozenset("of for at in with to on from by about".split())
 _VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split())
@@ -395,7 +400,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     if not any(item.key == "diet" for item in found):  # "I never eat meat" is a diet
         found.extend(_preference_facts(sentence, speaker))
     if not found:  # habits are the fallback for first-person statements no rule names
-        found.extend(_habit_facts(sentence, speaker))
+        found.extend(_habit_facts(sentence, speaker, negated))
     for pattern, key in ((_NATIONALITY, "nationality"), (_CAPITAL_NAME, "name")):
         m = pattern.search(sentence)
         if m and m["v"].lower() not in _NOT_NAMES:
@@ -418,9 +423,12 @@ _NOT_NAMES = frozenset(
     "new free busy right proud grateful thankful lucky hungry sick bored curious".split())
 
 
-_NOT_HABITS = frozenset(
+# "I think ...", "I feel great": the speaker's stance, neither a habit nor a replacement value
+_MENTAL_VERBS = frozenset(
     "think guess mean know hope wonder feel need want see agree believe suppose bet remember "
-    "understand wish promise swear say get can could will would should must might may do did "
+    "understand wish promise swear say".split())
+_NOT_HABITS = _MENTAL_VERBS | frozenset(
+    "get can could will would should must might may do did "
     "am was have had got just love like hate prefer enjoy adore dislike really also still "
     "totally absolutely actually wanted went made took saw came told said thought felt tried "
     "heard found left miss appreciate doubt imagine recall reckon assume figured".split())
@@ -441,7 +449,7 @@ _ONE_OFF = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this
                       r"afternoon|evening|week|weekend))\b", re.IGNORECASE)
 
 
-def _habit_facts(sentence: str, speaker: str) -> list[Found]:
+def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Found]:
     """'I teach music to kids', 'I cycle to work every day': present-simple habits (weak)."""
     if _ONE_OFF.search(sentence):
         return []
@@ -457,7 +465,8 @@ def _habit_facts(sentence: str, speaker: str) -> list[Found]:
         if (m["freq"] or "").strip().lower() == "never":  # "I never drive at night"
             value = f"never {value}"
         key = "hobby" if verb in _HOBBY_VERBS and not value.startswith("never") else "fact"
-        out.append(Found(speaker, fact_key(key, value), value, 2.5 if strong else 2.0))
+        out.append(Found(speaker, fact_key(key, value), value, 2.5 if strong else 2.0,
+                         negated))  # "I no longer cycle to work" drops the habit
     return out
 
 
@@ -465,26 +474,60 @@ def extract_facts(message: Message,
                   content: list[str] | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight.
 
-    The weight is the FACT cue score (0 when no rule fired).
+    The weight is the FACT cue score (0 when no rule fired). A key both added and deleted
+    in one message is added: the new value contradicts the old one, and the profile
+    store's overwrite keeps the old value in its changelog.
     """
     speaker = speaker_subject(message)
     best: dict[tuple[str, str], Found] = {}
     for sentence in content if content is not None else content_sentences(message.text):
         if not _FIRST_PERSON_GATE.search(sentence):
             continue  # every rule needs "I", "my" or "call me": skip the rest cheaply
-        sentence = _REMEMBER_REQUEST.sub("", sentence)
-        negated = bool(_NEGATED.search(sentence) or _NOT_ANY_MORE.search(sentence))
-        pets = _pet_facts(sentence, speaker)
-        rules = _rule_facts(_negation_free(sentence), speaker, negated)
-        if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
-            rules = [item for item in rules if not item.key.startswith("pet:")]
-        for item in pets + _relation_facts(sentence, speaker) + rules:
+        sentence = _without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence))
+        for item in _sentence_facts(sentence, speaker):
             slot = (item.subject, item.key)
-            if slot not in best or item.weight > best[slot].weight:
+            if slot not in best or _rank(item) > _rank(best[slot]):
                 best[slot] = item
     best = _one_key_per_value(best)
     strength = max((item.weight for item in best.values()), default=0.0)
     return [_to_extraction(item, message) for item in best.values()], strength
+
+
+def _rank(item: Found) -> tuple[bool, float]:
+    """An add beats a delete of the same key whatever the weights, then the stronger rule."""
+    return (not item.negated, item.weight)
+
+
+# a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
+# "I'm not vegetarian anymore, I eat fish now" is a negated clause and a positive one
+_CLAUSE_BREAK = re.compile(
+    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|\s+(?:and|but)\s+)(?=(?:i|my)\b)", re.IGNORECASE)
+# "I now work as", "I'm still vegetarian", "I actually live in": the adverb says when or
+# how sure, not what; dropping it lets the rules (written for "I work as") read the verb
+_SENTENCE_ADVERB = re.compile(
+    r"\b(i(?:'m| am|'ve| have)?)\s+(?:(?:now|currently|still|actually|also|presently|"
+    r"nowadays|honestly|definitely|officially)\s+)+", re.IGNORECASE)
+
+
+def _without_sentence_adverbs(sentence: str) -> str:
+    return _SENTENCE_ADVERB.sub(r"\1 ", sentence)
+
+
+def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
+    """The facts of each clause, negation decided per clause, plus replacement values."""
+    clauses = [clause for clause in _CLAUSE_BREAK.split(sentence) if clause.strip()]
+    per_clause = [_clause_facts(clause, speaker) for clause in clauses]
+    found = [item for items in per_clause for item in items]
+    return found + _replacements(clauses, per_clause, speaker)
+
+
+def _clause_facts(clause: str, speaker: str) -> list[Found]:
+    negated = bool(_NEGATED.search(clause) or _NOT_ANY_MORE.search(clause))
+    pets = _pet_facts(clause, speaker)
+    rules = _rule_facts(_negation_free(clause), speaker, negated)
+    if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
+        rules = [item for item in rules if not item.key.startswith("pet:")]
+    return pets + _relation_facts(clause, speaker) + rules
 
 
 def _one_key_per_value(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
@@ -500,7 +543,57 @@ def _one_key_per_value(best: dict[tuple[str, str], Found]) -> dict[tuple[str, st
 
 def _negation_free(sentence: str) -> str:
     """'I'm not vegetarian anymore' -> 'I'm vegetarian' so the positive rule finds the key."""
-    return _NOT_ANY_MORE.sub(r"\1", sentence)
+    return _I_NO_LONGER.sub(r"\1 ", _NOT_ANY_MORE.sub(r"\1", sentence))
+
+
+# a first-person statement, after any leading discourse marker ("Actually, I ...")
+_I_STATEMENT = re.compile(
+    r"^\s*(?:(?:actually|well|honestly|so|but|and|now|oh|anyway|instead)\b,?\s+)*"
+    r"(?:i'm|i am|i've|i)\s+(?P<v>[^.!?;\n]+)", re.IGNORECASE)
+_TRAILING_NOW = re.compile(
+    r"(?:[\s,]+(?:now|these days|nowadays|instead|anyway))+[\s.!,]*$", re.IGNORECASE)
+_REPLACEMENT_WORDS = 8
+
+
+def _replacements(clauses: list[str], per_clause: list[list[Found]],
+                  speaker: str) -> list[Found]:
+    """'I'm not vegetarian anymore, I eat chicken and fish now': no rule names the new diet,
+    but the other clause states it, so diet = 'eat chicken and fish' (an update, not a bare
+    delete). Only for single-valued keys of the speaker: a multi-valued key ('likes:jazz')
+    has nothing to replace."""
+    added = {(item.subject, item.key) for items in per_clause for item in items
+             if not item.negated}
+    out: list[Found] = []
+    for index, items in enumerate(per_clause):
+        for gone in items:
+            slot = (gone.subject, gone.key)
+            if not gone.negated or gone.subject != speaker or gone.key not in SINGLE_VALUED \
+                    or slot in added:
+                continue
+            value = _unrecognised_statement(clauses, per_clause, index)
+            if value:
+                # weakest weight: any rule's value for the key elsewhere in the message wins
+                out.append(Found(speaker, gone.key, value, 1.0))
+                added.add(slot)
+    return out
+
+
+def _unrecognised_statement(clauses: list[str], per_clause: list[list[Found]],
+                            index: int) -> str | None:
+    """The content of the nearest positive first-person clause no rule recognised (the
+    following clauses first: the new value usually comes after the retraction)."""
+    order = [*range(index + 1, len(clauses)), *range(index - 1, -1, -1)]
+    for other in order:
+        clause = clauses[other]
+        if per_clause[other] or _NEGATED.search(clause) or _NOT_ANY_MORE.search(clause):
+            continue
+        m = _I_STATEMENT.match(clause)
+        if m is None:
+            continue
+        value = _TRAILING_NOW.sub("", m["v"]).strip(" ,'\"-")
+        if value and value.split()[0].lower() not in _MENTAL_VERBS:
+            return " ".join(value.split()[:_REPLACEMENT_WORDS])
+    return None
 
 
 def _to_extraction(item: Found, message: Message) -> FactExtraction:

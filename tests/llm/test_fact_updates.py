@@ -1,0 +1,126 @@
+"""Knowledge updates in the offline fact extractor: negation per clause, a contradiction
+with a new value is an add (the store turns it into an update), sentence adverbs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memfold.llm.facts import extract_facts
+from memfold.models import FactExtraction, Message
+from memfold.router.grounding import grounding_problem
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+def _message(text: str) -> Message:
+    return Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
+
+
+def _facts(text: str) -> list[FactExtraction]:
+    message = _message(text)
+    facts, _strength = extract_facts(message)
+    for fact in facts:  # what the extractor emits must pass the router's hallucination filter
+        assert grounding_problem(fact, message) is None, fact
+    return facts
+
+
+def _by_key(text: str) -> dict[str, tuple[str, str]]:
+    return {f.key: (f.action, f.value) for f in _facts(text)}
+
+
+def test_retraction_with_an_unrecognised_new_statement_is_the_new_value() -> None:
+    found = _by_key("Actually I'm not vegetarian anymore, I eat chicken and fish now")
+    action, value = found["diet"]
+    assert action == "add" and "chicken" in value and "now" not in value.split()
+
+
+def test_adverb_between_pronoun_and_verb_does_not_hide_job_and_employer() -> None:
+    found = _by_key("I now work as a junior developer at Acme Software.")
+    assert found["job"] == ("add", "junior developer")
+    assert found["employer"] == ("add", "Acme Software")
+
+
+def test_negation_of_the_first_clause_does_not_delete_the_second() -> None:
+    facts = _facts("I no longer live in Berlin, I moved to Lisbon.")
+    assert [(f.action, f.key, f.value) for f in facts] == [("add", "location", "Lisbon")]
+
+
+def test_new_job_replaces_the_retracted_one() -> None:
+    facts = _facts("I'm not a barista anymore, I'm a junior developer now.")
+    assert [(f.action, f.key, f.value) for f in facts] == [("add", "job", "junior developer")]
+
+
+@pytest.mark.parametrize(("text", "key", "old"), [
+    ("I'm not vegetarian anymore.", "diet", "vegetarian"),
+    ("I no longer work at Acme.", "employer", "Acme"),
+    ("I no longer live in Berlin.", "location", "Berlin"),
+])
+def test_a_retraction_without_a_new_value_stays_a_delete(text: str, key: str, old: str) -> None:
+    assert _by_key(text) == {key: ("delete", old)}
+
+
+def test_a_stance_is_not_a_replacement_value() -> None:
+    """'I feel great' says how the speaker is, not what their diet now is."""
+    assert _by_key("I'm not vegetarian anymore, I feel great.") == {
+        "diet": ("delete", "vegetarian")}
+
+
+def test_a_multi_valued_key_gets_no_replacement() -> None:
+    """Not liking jazz any more does not make 'listen to techno' the value of likes:jazz."""
+    found = _by_key("I no longer like jazz, I listen to techno these days.")
+    assert found["likes:jazz"] == ("delete", "jazz")
+
+
+def test_a_positive_clause_is_not_negated_by_its_neighbour() -> None:
+    assert _by_key("I'm not sure, I think I'm a nurse.") == {"job": ("add", "nurse")}
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("I'm still vegetarian.", "diet", "vegetarian"),
+    ("I currently live in Porto.", "location", "Porto"),
+    ("I actually work at Globex.", "employer", "Globex"),
+    ("I'm now based in Oslo.", "location", "Oslo"),
+    ("I also work as a nurse.", "job", "nurse"),
+])
+def test_sentence_adverbs_are_read_through(text: str, key: str, value: str) -> None:
+    assert _by_key(text)[key] == ("add", value)
+
+
+def test_a_diet_stated_as_no_longer_eating_stays_a_diet() -> None:
+    """'no longer eat meat' is itself the new diet, not a retraction of 'eat meat'."""
+    assert _by_key("I no longer eat meat.") == {"diet": ("add", "no meat")}
+
+
+_VALUES = {
+    "diet": ["vegetarian", "vegan", "pescatarian", "keto"],
+    "job": ["a nurse", "a teacher", "a barista", "a junior developer", "an architect"],
+    "relationship_status": ["married", "single", "divorced", "engaged"],
+}
+
+
+@st.composite
+def _retraction_with_new_value(draw: st.DrawFn) -> tuple[str, str, str]:
+    key = draw(st.sampled_from(sorted(_VALUES)))
+    old, new = draw(st.lists(st.sampled_from(_VALUES[key]), min_size=2, max_size=2,
+                             unique=True))
+    lead = draw(st.sampled_from(["", "Actually ", "Well, "]))
+    negation = draw(st.sampled_from(["not {} anymore", "no longer {}", "not {} any more"]))
+    joint = draw(st.sampled_from([", ", "; ", ", but ", " but ", " and "]))
+    adverb = draw(st.sampled_from(["", "now ", "actually ", "currently "]))
+    tail = draw(st.sampled_from(["", " now", " these days"]))
+    text = f"{lead}I'm {negation.format(old)}{joint}I'm {adverb}{new}{tail}."
+    return text, key, new.removeprefix("a ").removeprefix("an ")
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_retraction_with_new_value())
+def test_a_retraction_naming_a_new_value_is_never_a_bare_delete(
+        case: tuple[str, str, str]) -> None:
+    text, key, new = case
+    actions = {(f.key, f.action): f.value for f in _facts(text)}
+    assert (key, "delete") not in actions
+    assert actions.get((key, "add")) == new
