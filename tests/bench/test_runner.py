@@ -13,7 +13,7 @@ from memfold.embed import HashingEmbedder
 from memfold.errors import ConfigError, MalformedInputError
 from memfold.tokens import WhitespaceCounter
 
-CATEGORY_KEYS = {"n", "recall_at", "recall_at_budget"}
+CATEGORY_KEYS = {"n", "recall_at", "recall_at_budget", "context_at"}
 
 
 def baseline_factories():  # type: ignore[no-untyped-def]
@@ -32,6 +32,8 @@ def check_shape(results: dict, systems: tuple[str, ...], ks: tuple[str, ...]) ->
         assert 0.0 <= sysres["recall_at_budget"] <= 1.0
         assert set(sysres["latency_ms"]) == {"p50", "p95"}
         assert sysres["budget_tokens"] > 0 and sysres["mean_context_tokens"] >= 0
+        assert set(sysres["context_at"]) == {"500", "1000", "2000", str(sysres["budget_tokens"])}
+        assert all(0.0 <= v <= 1.0 for v in sysres["context_at"].values())
         assert set(sysres["overall_1_4"]) == CATEGORY_KEYS
         for block in sysres["by_category"].values():
             assert set(block) == CATEGORY_KEYS and set(block["recall_at"]) == set(ks)

@@ -17,6 +17,7 @@ from typing import Any
 from memfold.bench.dataset import BenchDataset
 from memfold.bench.generic import load_generic
 from memfold.bench.locomo import load_locomo
+from memfold.bench.longmemeval import load_longmemeval
 from memfold.bench.report import run_metadata, write_outputs
 from memfold.bench.runner import Progress, RunOptions, run_benchmark
 from memfold.bench.systems import ALL_SYSTEMS, MemfoldSystem, SystemFactory, default_factories
@@ -52,16 +53,19 @@ def run_dataset(dataset: BenchDataset, factories: Mapping[str, SystemFactory], *
                 ks: Sequence[int] = (5, 10, 25), budget: int = 1000, depth: int | None = None,
                 out: str | Path | None = None, counter: TokenCounter | None = None,
                 progress: Progress | None = None, extra: Mapping[str, Any] | None = None,
-                details: bool = False) -> dict[str, Any]:
+                details: bool = False, context_budgets: Sequence[int] = (500, 1000, 2000),
+                session_ks: Sequence[int] = (1, 5, 10)) -> dict[str, Any]:
     """Run the given systems on a loaded dataset; writes the outputs when ``out`` is given.
 
     ``extra`` keys are added to the results before they are written; ``details`` keeps
     per-question rows (question ids, never text) and writes them to details.jsonl."""
     if not ks or any(k <= 0 for k in ks):
         raise ConfigError(f"k values must be positive integers, got {list(ks)}")
-    if budget <= 0:
-        raise ConfigError(f"the token budget must be positive, got {budget}")
-    options = RunOptions(ks=tuple(sorted(set(ks))), budget_tokens=budget, depth=depth)
+    if budget <= 0 or any(b <= 0 for b in context_budgets):
+        raise ConfigError(f"token budgets must be positive, got {budget} and {list(context_budgets)}")
+    options = RunOptions(ks=tuple(sorted(set(ks))), budget_tokens=budget, depth=depth,
+                         context_budgets=tuple(sorted({*context_budgets, budget})),
+                         session_ks=tuple(sorted(set(session_ks))))
     metadata = run_metadata()  # at the start: the commit whose code the run imports
     results = run_benchmark(dataset, factories, options=options, counter=counter, progress=progress,
                             keep_details=details)
@@ -107,6 +111,32 @@ def run_locomo(path: str | Path, *, ks: Sequence[int] = (5, 10, 25), budget: int
                           extra={"dataset_path": str(Path(path).resolve()),
                                  **_describe(factories, memfold_settings, embedder)})
     return results
+
+
+LONGMEMEVAL_SYSTEMS = ("memfold", "bm25", "dense", "hybrid")
+
+
+def run_longmemeval(path: str | Path, *, ks: Sequence[int] = (5, 10, 25, 50), budget: int = 1000,
+                    out: str | Path | None = None, per_type: int | None = None, limit: int | None = None,
+                    types: Sequence[str] | None = None, systems: Sequence[str] = LONGMEMEVAL_SYSTEMS,
+                    embedder: Embedder | None = None, memfold_settings: Any = None,
+                    depth: int | None = None, counter: TokenCounter | None = None,
+                    progress: Progress | None = None,
+                    factories: Mapping[str, SystemFactory] | None = None,
+                    details: bool = False) -> dict[str, Any]:
+    """LongMemEval_S: session recall_any/all@k, turn recall@k and context@B per question type,
+    memfold and the raw-turn baselines, each haystack in a fresh store (abstention left out)."""
+    dataset = load_longmemeval(path, per_type=per_type, limit=limit, types=set(types) if types else None)
+    if factories is None:
+        memfold_settings = memfold_settings or default_memfold_settings()
+        factories = default_factories(systems, _embedder_factory(embedder, memfold_settings),
+                                      memfold_settings)
+    return run_dataset(dataset, factories, ks=ks, budget=budget, depth=depth, out=out,
+                       counter=counter, progress=progress, details=details,
+                       extra={"dataset_path": str(Path(path).resolve()),
+                              "selection": {"per_type": per_type, "limit": limit,
+                                            "types": list(types) if types else None},
+                              **_describe(factories, memfold_settings, embedder)})
 
 
 def run_questions(questions: str | Path, store: str | Path | None = None, *,

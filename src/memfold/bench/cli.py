@@ -1,6 +1,7 @@
 """``memfold bench``: the benchmark commands (mounted by memfold.cli as a typer sub-app).
 
     memfold bench locomo FILE [--k 5,10,25] [--budget 1000] [--out DIR] [--conversations N]
+    memfold bench longmemeval FILE [--per-type N] [--limit N] [--types T,..] [--out DIR]
     memfold --store DIR bench questions QUESTIONS.jsonl [--messages MESSAGES.jsonl]
 
 Progress bars go to stderr; ``--json`` prints the results JSON on stdout.
@@ -23,7 +24,7 @@ from memfold.bench.report import markdown
 from memfold.bench.systems import ALL_SYSTEMS
 from memfold.errors import ConfigError
 
-app = typer.Typer(help="Benchmarks: LoCoMo evidence recall, and recall on your own transcripts.",
+app = typer.Typer(help="Benchmarks: LoCoMo and LongMemEval evidence recall, and recall on your own transcripts.",
                   no_args_is_help=True)
 _stderr = Console(stderr=True)
 _stdout = Console()
@@ -128,6 +129,37 @@ def locomo_command(
                              conversations=conversations, systems=parse_systems(systems),
                              embedder=embedder, memfold_settings=settings, depth=depth,
                              progress=progress, details=details)
+    _finish(results, as_json)
+
+
+@app.command("longmemeval")
+def longmemeval_command(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="LongMemEval_S JSON or JSON.gz; read, never copied.")],
+    k: KOpt = "5,10,25,50",
+    budget: BudgetOpt = 1000,
+    out: Annotated[Path, typer.Option("--out", help="Directory for results.json/.md/.png.")] = Path(
+        "bench-results/longmemeval"),
+    per_type: Annotated[Optional[int], typer.Option(
+        "--per-type", min=1, help="Only the first N questions of each type (file order).")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
+    types: Annotated[Optional[str], typer.Option(
+        "--types", help="Comma-separated question types, e.g. knowledge-update.")] = None,
+    systems: SystemsOpt = "memfold,bm25,dense,hybrid",
+    depth: DepthOpt = None,
+    details: DetailsFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """LongMemEval_S: session recall_any/all@k, turn recall@k and context@B per question type."""
+    from memfold.bench.api import run_longmemeval
+
+    settings, embedder = _run_settings(ctx)
+    with progress_bars() as progress:
+        results = run_longmemeval(file, ks=parse_ks(k), budget=budget, out=out, per_type=per_type,
+                                  limit=limit, types=parse_systems(types) if types else None,
+                                  systems=parse_systems(systems), embedder=embedder,
+                                  memfold_settings=settings, depth=depth, progress=progress,
+                                  details=details)
     _finish(results, as_json)
 
 

@@ -36,6 +36,11 @@ class BenchQuestion(BaseModel):
     category: str = UNCATEGORISED
     now: datetime | None = None
     answer: str | None = None
+    # LongMemEval-style extras: the sessions that hold the answer, and for a knowledge
+    # update the turn that states the current value and the turns whose values it replaced
+    evidence_sessions: list[str] = Field(default_factory=list)
+    newest_evidence: str | None = None
+    replaced_evidence: list[str] = Field(default_factory=list)
 
 
 class BenchConversation(BaseModel):
@@ -59,6 +64,7 @@ class BenchDataset(BaseModel):
 
     name: str
     conversations: list[BenchConversation]
+    skipped: list[str] = Field(default_factory=list)  # malformed records left out, with the reason
 
     @property
     def question_count(self) -> int:

@@ -75,39 +75,73 @@ def _fmt(value: float) -> str:
 def markdown(results: dict[str, Any]) -> str:
     ks = [str(k) for k in results["k"]]
     budget = results["budget_tokens"]
+    budgets = [str(b) for b in results.get("context_budgets", [budget])]
+    machine_info = results.get("machine", {})
     lines = [f"# Benchmark: {results['dataset']}", "",
              f"{results['conversations']} conversations, {results['questions']} questions, "
              f"date {results.get('date', '?')}, commit {str(results.get('git_commit'))[:12]}, "
-             f"machine {results.get('machine', {}).get('cores', '?')} cores / "
-             f"{results.get('machine', {}).get('ram_gb', '?')} GB RAM, load average "
-             f"{results.get('machine', {}).get('load_avg_1m', '?')} at the start and "
-             f"{results.get('machine', {}).get('load_avg_1m_end', '?')} at the end of the run.", "",
-             "Official LoCoMo evidence recall (share of a question's evidence turns among the "
-             f"sources of the recalled items); budget = {budget} tokens.", "",
-             "| system | " + " | ".join(f"R@{k}" for k in ks)
-             + f" | R@{budget}tok | R@{budget}tok cat 1-4 | mean tokens | p50 ms | p95 ms |",
-             "|---" * (len(ks) + 6) + "|"]
+             f"machine {machine_info.get('cores', '?')} cores / {machine_info.get('ram_gb', '?')} GB RAM, "
+             f"load average {machine_info.get('load_avg_1m', '?')} at the start and "
+             f"{machine_info.get('load_avg_1m_end', '?')} at the end of the run.", "",
+             "**context@B**: evidence recall of the prompt the system gives an agent within B tokens "
+             "(memfold: `Memory.context()`; a baseline: its ranked turns rendered the same way). "
+             "Secondary, ranked list: R@k = evidence among the sources of the first k items; "
+             f"R@{budget}tok = the items' raw text taken in rank order within {budget} tokens "
+             "(no prompt rendering).", "",
+             "| system | " + " | ".join(f"context@{b}" for b in budgets) + " | "
+             + " | ".join(f"R@{k}" for k in ks)
+             + f" | R@{budget}tok (ranked) | prompt ms p50 | recall ms p50 | recall ms p95 |",
+             "|---" * (len(budgets) + len(ks) + 5) + "|"]
     for name, sysres in results["systems"].items():
-        row = [name, *(_fmt(sysres["recall_at"][k]) for k in ks), _fmt(sysres["recall_at_budget"]),
-               _fmt(sysres["overall_1_4"]["recall_at_budget"]), f"{sysres['mean_context_tokens']:.0f}",
+        context_at = sysres.get("context_at", {})
+        row = [name, *(_fmt(context_at[b]) if b in context_at else "-" for b in budgets),
+               *(_fmt(sysres["recall_at"][k]) for k in ks), _fmt(sysres["recall_at_budget"]),
+               f"{sysres.get('context_latency_ms', {}).get('p50', 0.0):.1f}",
                f"{sysres['latency_ms']['p50']:.1f}", f"{sysres['latency_ms']['p95']:.1f}"]
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", _category_table(results), "", _ingest_lines(results)]
+    lines += ["", _category_table(results, "context_at", str(budget), f"context@{budget}"),
+              "", _category_table(results, "recall_at_budget", None, f"ranked list within {budget} tokens"),
+              *_session_tables(results), "", _ingest_lines(results)]
     return "\n".join(lines) + "\n"
 
 
-def _category_table(results: dict[str, Any]) -> str:
-    budget = results["budget_tokens"]
+def _cell(block: dict[str, Any], metric: str, key: str | None) -> str:
+    value = block.get(metric)
+    if isinstance(value, dict):
+        value = value.get(key) if key is not None else None
+    return _fmt(value) if isinstance(value, (int, float)) else "-"
+
+
+def _category_table(results: dict[str, Any], metric: str, key: str | None, title: str) -> str:
     systems = results["systems"]
     categories = list(dict.fromkeys(c for s in systems.values() for c in s["by_category"]))
     header = ("| category (n) | " + " | ".join(systems) + " |\n" + "|---" * (len(systems) + 1) + "|")
     rows = []
     for cat in categories:
         n = next(s["by_category"][cat]["n"] for s in systems.values() if cat in s["by_category"])
-        cells = [_fmt(s["by_category"][cat]["recall_at_budget"]) if cat in s["by_category"] else "-"
+        cells = [_cell(s["by_category"][cat], metric, key) if cat in s["by_category"] else "-"
                  for s in systems.values()]
         rows.append(f"| {cat} ({n}) | " + " | ".join(cells) + " |")
-    return f"Recall within {budget} tokens, per category:\n\n" + header + "\n" + "\n".join(rows)
+    rows.append("| all | " + " | ".join(_cell(s, metric, key) for s in systems.values()) + " |")
+    return f"{title}, per category:\n\n" + header + "\n" + "\n".join(rows)
+
+
+def _session_tables(results: dict[str, Any]) -> list[str]:
+    """LongMemEval's session recall, and the knowledge-update checks, when the data has them."""
+    systems = results["systems"]
+    if not any("session_recall_any_at" in s for s in systems.values()):
+        return []
+    out = []
+    for k in ("1", "5", "10"):
+        out += ["", _category_table(results, "session_recall_any_at", k, f"session recall_any@{k}")]
+    out += ["", _category_table(results, "session_recall_all_at", "5", "session recall_all@5")]
+    if any("updates" in s for s in systems.values()):
+        rows = [f"| {name} | {s['updates']['n']} | {_fmt(s['updates']['newest_in_context'])} | "
+                f"{_fmt(s['updates']['newest_ranked_first'])} |" for name, s in systems.items() if "updates" in s]
+        out += ["", f"Knowledge updates: the newest value's turn in the prompt at {results['budget_tokens']} "
+                "tokens, and ranked above every value it replaced:", "",
+                "| system | n | newest in context | newest ranked first |", "|---|---|---|---|", *rows]
+    return out
 
 
 def _ingest_lines(results: dict[str, Any]) -> str:
@@ -120,7 +154,7 @@ def _ingest_lines(results: dict[str, Any]) -> str:
 
 
 def bar_chart(results: dict[str, Any], path: Path) -> None:
-    """Grouped bars: recall within the budget per category, one bar per system."""
+    """Grouped bars: context@budget (evidence in the prompt) per category, one bar per system."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,18 +162,20 @@ def bar_chart(results: dict[str, Any], path: Path) -> None:
     import numpy as np
 
     systems = results["systems"]
+    key = str(results["budget_tokens"])
     categories = list(dict.fromkeys(c for s in systems.values() for c in s["by_category"]))
     categories.append("all")
     width = 0.8 / max(len(systems), 1)
     fig, ax = plt.subplots(figsize=(10, 4.5))
     x = np.arange(len(categories))
     for index, (name, sysres) in enumerate(systems.items()):
-        values = [sysres["by_category"].get(c, {}).get("recall_at_budget", 0.0) for c in categories[:-1]]
-        values.append(sysres["recall_at_budget"])
+        values = [sysres["by_category"].get(c, {}).get("context_at", {}).get(key, 0.0)
+                  for c in categories[:-1]]
+        values.append(sysres.get("context_at", {}).get(key, 0.0))
         ax.bar(x + index * width - 0.4 + width / 2, values, width, label=name)
     ax.set_xticks(x, categories)
     ax.set_ylim(0, 1)
-    ax.set_ylabel(f"evidence recall within {results['budget_tokens']} tokens")
+    ax.set_ylabel(f"evidence in the prompt (context@{key})")
     ax.set_title(f"{results['dataset']}: {results['questions']} questions")
     ax.legend(ncols=len(systems), fontsize="small", loc="upper left")
     fig.tight_layout()

@@ -2,7 +2,9 @@
 
 Every baseline indexes one item per turn with text ``"Speaker: text"`` (plus the image
 caption when the turn has one, as ``Message.indexed_text()`` gives it) and ``sources`` =
-that turn's msg_id, so the metric treats all systems alike.
+that turn's msg_id, so the metric treats all systems alike. A baseline's prompt context is
+its ranked turns rendered the way ``Memory.context()`` renders recalled items
+(:func:`memfold.retrieval.context.ranked_context`) under the same token budget.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
 from memfold.embed.base import Embedder
-from memfold.models import Message, RecallItem
+from memfold.models import Context, Message, RecallItem
+from memfold.retrieval.context import ranked_context
 
 
 @runtime_checkable
@@ -29,6 +32,10 @@ class RecallSystem(Protocol):
         ...
 
     def recall(self, query: str, user_id: str, now: datetime | None, k: int) -> list[RecallItem]:
+        ...
+
+    def context(self, query: str, user_id: str, now: datetime | None, budget_tokens: int) -> Context:
+        """The prompt context this system would give an agent within ``budget_tokens``."""
         ...
 
     def close(self) -> None: ...
@@ -90,7 +97,18 @@ class _TurnStore:
         return dirty
 
 
-class RecencyBaseline:
+CONTEXT_DEPTH = 100  # ranked turns offered to a baseline's prompt (more than any budget holds)
+
+
+class _RankedPrompt:
+    """A baseline's context: its own ranking, rendered as memfold renders recalled items."""
+
+    def context(self, query: str, user_id: str, now: datetime | None, budget_tokens: int) -> Context:
+        items = cast(RecallSystem, self).recall(query, user_id, now, CONTEXT_DEPTH)
+        return ranked_context(query, user_id, items, budget_tokens)
+
+
+class RecencyBaseline(_RankedPrompt):
     """The latest turns (at or before ``now``), newest first; ignores the query."""
 
     name = "recency"
@@ -111,7 +129,7 @@ class RecencyBaseline:
         self._store = _TurnStore()
 
 
-class BM25Baseline:
+class BM25Baseline(_RankedPrompt):
     """BM25 (bm25s) over raw turns, English stopwords and the PyStemmer English stemmer."""
 
     name = "bm25"
@@ -158,7 +176,7 @@ class BM25Baseline:
         self._indexes.clear()
 
 
-class DenseBaseline:
+class DenseBaseline(_RankedPrompt):
     """Cosine similarity of the query to each raw turn, with the given embedder."""
 
     name = "dense"
@@ -191,7 +209,7 @@ class DenseBaseline:
         self._matrices.clear()
 
 
-class HybridBaseline:
+class HybridBaseline(_RankedPrompt):
     """Reciprocal rank fusion (k=60) of the BM25 and dense rankings over raw turns."""
 
     name = "hybrid"
@@ -252,6 +270,9 @@ class MemfoldSystem:
 
     def recall(self, query: str, user_id: str, now: datetime | None, k: int) -> list[RecallItem]:
         return list(self.memory.recall(query, user_id, now=now, k=k).items)
+
+    def context(self, query: str, user_id: str, now: datetime | None, budget_tokens: int) -> Context:
+        return self.memory.context(query, user_id, budget_tokens=budget_tokens, now=now)
 
     def close(self) -> None:
         self.memory.close()
