@@ -456,9 +456,11 @@ def memory_line(item: RecallItem, *, dated: bool = True) -> str:
         details.append(item.subject)
     if item.store != "archive":
         details.append(item.store)
-    superseded = item.meta.get("superseded_at")
+    superseded, restated = item.meta.get("superseded_at"), item.meta.get("restated_at")
     if superseded:
         details.append(f"superseded {str(superseded)[:10]}")
+    elif restated:
+        details.append(f"newer statement {str(restated)[:10]}")
     ids = item.sources[:8]
     tag = f" [{', '.join(ids)}{' ...' if len(item.sources) > 8 else ''}]" if ids else ""
     prefix = ", ".join(details) + tag

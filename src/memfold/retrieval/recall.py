@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memfold.embed.base import Embedder
 from memfold.errors import InvalidInputError
@@ -43,6 +43,7 @@ from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, RowInfo
+from memfold.retrieval.updates import mark_superseded, newest_first_within_topics, superseded_sources
 from memfold.stores import Stores
 from memfold.timeexpr import find_time_expressions
 
@@ -67,6 +68,9 @@ class RecallSettings(BaseModel):
     range_boost: float = 0.5  # rows inside the query's time range (x temporal weight, at least 0.5)
     window_gap_hours: float = 2.0
     dense_floor: float | None = 0.0  # cosine scaled to 0 (None: the weakest retrieved candidate)
+    # two items on the query's words about one subject, scores within this ratio: one topic
+    # said twice, newest first (retrieval/updates.py)
+    restated_band: float = Field(default=0.75, ge=0, le=1)
 
 
 @dataclass
@@ -159,6 +163,7 @@ class Retriever:
             self._event_candidates(pool, query, user_id, intent, names, only_time)
         self._semantic_candidates(pool, query, user_id, intent, names)
         items = deduplicate(sorted(pool.entries.values(), key=lambda c: -c.score), k)
+        items = self._order_updates(query, user_id, intent, names, items)
         self._touch(user_id, items, now)
         return RecallResult(query=query, user_id=user_id, now=now, intents=dict(intent.weights),
                             time_range=intent.time_range, items=items,
@@ -283,6 +288,17 @@ class Retriever:
                 continue
             score = self._structured(match, intent.weight("semantic") * note.importance)
             pool.offer(f"semantic:{note.text}", note_recall_item(note, score), score)
+
+    def _order_updates(self, query: str, user_id: str, intent: QueryIntent, names: set[str],
+                       items: list[RecallItem]) -> list[RecallItem]:
+        """Newer statements above the ones they replace (:mod:`memfold.retrieval.updates`).
+        The changelog is read for fact questions only: the profile is in play there anyway."""
+        if intent.weight("fact") >= self.settings.store_floor:
+            current = {(f.subject, f.key): set(f.sources) for f in self.stores.profile.list(user_id)}
+            superseded = superseded_sources(self.stores.profile.history(user_id), current)
+            items = mark_superseded(items, superseded) if superseded else items
+        return newest_first_within_topics(items, self._topic_terms(query, names), self.analyzer.tokens,
+                                          band=self.settings.restated_band)
 
     def _touch(self, user_id: str, items: Sequence[RecallItem], now: datetime) -> None:
         for item in items:

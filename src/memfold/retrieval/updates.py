@@ -1,0 +1,127 @@
+"""Knowledge updates in recall: a newer statement ranks above the one it replaces.
+
+Two signals, one certain and one inferred:
+
+* **the profile changelog** (certain): a message that was the evidence of a profile value
+  since overwritten or deleted is *superseded* as of that change. A recalled item from such a
+  message (and only from such messages) ranks below the items the query recalled about the
+  same key's current value, and carries ``meta["superseded_at"]`` (context() shows the date
+  and halves its worth, so a tight budget leaves it out);
+* **the same topic restated later** (inferred): two recalled items about the same subject
+  that match the query on the same words and score within ``band`` of each other are one
+  topic said twice. Within such a group the newest statement takes the best rank the group
+  holds and the older ones are marked ``meta["restated_at"]`` (the newer one's date). Only
+  the order changes, never the membership: an aggregation question ("how many times ...
+  in total?") still gets every statement.
+
+Neither signal reads the benchmark's answer; both work from what the store holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memfold.models import ProfileChange, RecallItem
+
+RESTATABLE = frozenset({"archive", "events", "episodes"})
+
+
+@dataclass(frozen=True)
+class Supersession:
+    at: datetime  # when the value this message evidenced was replaced
+    by: frozenset[str]  # the messages that replaced it (and the current value's evidence)
+
+
+def superseded_sources(changes: Iterable[ProfileChange], current: Mapping[tuple[str, str], set[str]]
+                       ) -> dict[str, Supersession]:
+    """msg_id -> its supersession, from a user's changelog.
+
+    ``current`` maps (subject, key) to the sources of the value the profile holds now; a
+    message that is (also) evidence of a current value is never superseded."""
+    by_key: dict[tuple[str, str], list[ProfileChange]] = {}
+    for change in changes:
+        by_key.setdefault((change.subject, change.key), []).append(change)
+    out: dict[str, Supersession] = {}
+    for slot, rows in by_key.items():
+        rows.sort(key=lambda c: c.changed_at)
+        keep = current.get(slot, set())
+        for earlier, later in zip(rows, rows[1:]):
+            if later.old_value is None or later.old_value == later.new_value:
+                continue
+            for source in earlier.sources:
+                if source not in keep and source not in later.sources and source not in out:
+                    out[source] = Supersession(later.changed_at, frozenset(later.sources) | frozenset(keep))
+    return out
+
+
+def mark_superseded(items: Sequence[RecallItem], superseded: Mapping[str, Supersession]) -> list[RecallItem]:
+    """Items whose every source is superseded are marked with the date, and placed just
+    below the lowest-ranked item that carries what replaced them (if it was recalled)."""
+    out = list(items)
+    for item in list(out):
+        found = [superseded[s] for s in item.sources if s in superseded]
+        if not item.sources or len(found) < len(item.sources):
+            continue
+        marked = item.model_copy(update={"meta": {**item.meta,
+                                                  "superseded_at": max(f.at for f in found).isoformat()}})
+        replacing = frozenset().union(*(f.by for f in found))
+        position = out.index(item)
+        below = [i for i, other in enumerate(out) if replacing & set(other.sources)]
+        out[position] = marked
+        if below and max(below) > position:
+            out.insert(max(below), out.pop(position))  # after the pop, max(below) is just below it
+    return out
+
+
+def newest_first_within_topics(items: Sequence[RecallItem], query_terms: set[str],
+                               tokens: Callable[[str], Iterable[str]], *, band: float = 0.75,
+                               window: int = 40) -> list[RecallItem]:
+    """Reorder each restated topic of the first ``window`` items newest first (see module)."""
+    head = list(items[:window])
+    matched = [query_terms & set(tokens(item.text)) for item in head]
+    need = max(1, (len(query_terms) + 1) // 2)
+    parent = list(range(len(head)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in _pairs(len(head)):
+        if _same_topic(head[i], head[j], matched[i], matched[j], need, band):
+            parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(head)):
+        groups.setdefault(root(i), []).append(i)
+    for members in groups.values():
+        if len(members) > 1:
+            _newest_into_best_slots(head, members)
+    return head + list(items[window:])
+
+
+def _pairs(n: int) -> Iterable[tuple[int, int]]:
+    return ((i, j) for i in range(n) for j in range(i + 1, n))
+
+
+def _same_topic(a: RecallItem, b: RecallItem, terms_a: set[str], terms_b: set[str], need: int,
+                band: float) -> bool:
+    if a.store not in RESTATABLE or b.store not in RESTATABLE or not a.subject or a.subject != b.subject:
+        return False
+    if a.occurred_at is None or b.occurred_at is None or a.occurred_at.date() == b.occurred_at.date():
+        return False  # one conversation's turns are context, not a restatement
+    high, low = max(a.score, b.score), min(a.score, b.score)
+    return len(terms_a & terms_b) >= need and high > 0 and low >= band * high
+
+
+def _newest_into_best_slots(head: list[RecallItem], members: list[int]) -> None:
+    slots = sorted(members)
+    by_age = sorted((head[i] for i in members), reverse=True,
+                    key=lambda it: it.occurred_at.timestamp() if it.occurred_at else 0.0)
+    newest = by_age[0].occurred_at
+    for slot, item in zip(slots, by_age):
+        if item is not by_age[0] and newest is not None:
+            item = item.model_copy(update={"meta": {**item.meta, "restated_at": newest.isoformat()}})
+        head[slot] = item
