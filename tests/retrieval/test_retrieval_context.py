@@ -87,3 +87,39 @@ def test_a_document_too_long_for_the_budget_is_replaced_by_its_most_detailed_fit
     assert "Clause 14" not in tight.system and "Clause 7 sets rent terms." in tight.system
     tighter = builder.build("lease rent terms", "ana", 130, now=NOW)
     assert '"The lease sets the rent terms."' in tighter.system and tighter.tokens <= 130
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(sentence, min_size=0, max_size=15), st.integers(min_value=0, max_value=600), sentence)
+def test_a_ranked_list_rendered_as_context_fits_every_budget(texts: list[str], budget: int, query: str) -> None:
+    from memfold.models import RecallItem
+    from memfold.retrieval.context import ranked_context
+    from memfold.tokens import WhitespaceCounter
+
+    counter = WhitespaceCounter()
+    items = [RecallItem(store="archive", text=text, score=1.0 / (i + 1), sources=[f"m{i}"], occurred_at=T0,
+                        item_id=f"m{i}") for i, text in enumerate(texts)]
+    context = ranked_context(query, "ana", items, budget, counter)
+    assert counter.count(context.system) == context.tokens <= budget
+    shown = [item.sources[0] for item in context.items]
+    assert shown == sorted(shown, key=lambda s: int(s[1:]))  # rank order, a prefix with gaps at most
+
+
+def test_a_long_recalled_turn_is_shown_as_its_best_matching_sentences() -> None:
+    filler = " ".join(f"Sentence {n} is about nothing in particular at all." for n in range(40))
+    harness = _populated([filler + " My sister Lena moved to Oslo last spring. " + filler, "ok"], working=1)
+    context = ContextBuilder(harness.retriever, harness.counter).build("Where did Lena move?", "ana", 300, now=NOW)
+    assert "My sister Lena moved to Oslo last spring." in context.system
+    assert "Sentence 39" not in context.system and "m0" in context.sources()
+    assert context.tokens <= 300
+
+
+def test_a_strong_match_outbids_the_live_turns_and_a_vague_query_does_not() -> None:
+    texts = [f"Routine status line number {n} for the weekly report." for n in range(12)]
+    texts[3] = "My passport number ends in 4471 and expires in March."
+    harness = _populated(texts, working=6)
+    builder = ContextBuilder(harness.retriever, harness.counter)
+    strong = builder.build("When does my passport expire?", "ana", 140, now=NOW)
+    assert "passport" in strong.system  # the match comes in
+    vague = builder.build("and then?", "ana", 140, now=NOW)
+    assert vague.messages and vague.messages[-1]["content"].endswith("weekly report.")  # the newest turn stays

@@ -211,8 +211,7 @@ class Retriever:
                 score += s.subject_boost
             if in_range and any(_within(r.occurred_at, intent.time_range) for r in group):  # type: ignore[arg-type]
                 score += in_range
-            shown = next((r for r in group if _key_family(r.kind) == "raw"), group[0])
-            scored.append((score, shown.item_id))
+            scored.append((score, _shown_row(group, lists).item_id))
         return scored
 
     def _only_time(self, query: str, now: datetime) -> bool:
@@ -364,6 +363,18 @@ def _by_sources(rows: Sequence[RowInfo]) -> list[list[RowInfo]]:
         key = row.sources if len(row.sources) == 1 else tuple(sorted(row.sources))
         groups.setdefault(key, []).append(row)
     return list(groups.values())
+
+
+def _shown_row(group: Sequence[RowInfo], lists: Sequence[tuple[float, dict[str, float]]]) -> RowInfo:
+    """The row whose text stands for the memory: the best-matching raw row (one chunk of a
+    long message is what matched, not its first chunk), else the best row."""
+    def own(row: RowInfo) -> float:
+        return sum(weight * scores.get(row.item_id, 0.0) for weight, scores in lists)
+
+    if len(group) == 1:
+        return group[0]
+    raw = [r for r in group if _key_family(r.kind) == "raw"] or list(group)
+    return max(raw, key=own)
 
 
 def deduplicate(candidates: Sequence[_Candidate], k: int) -> list[RecallItem]:
