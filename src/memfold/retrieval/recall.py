@@ -43,7 +43,7 @@ from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, RowInfo
-from memfold.retrieval.updates import mark_superseded, newest_first_within_topics, superseded_sources
+from memfold.retrieval.updates import asks_about_the_past, mark_superseded, newest_first_within_topics, superseded_sources
 from memfold.stores import Stores
 from memfold.timeexpr import find_time_expressions
 
@@ -70,7 +70,7 @@ class RecallSettings(BaseModel):
     dense_floor: float | None = 0.0  # cosine scaled to 0 (None: the weakest retrieved candidate)
     # two items on the query's words about one subject, scores within this ratio: one topic
     # said twice, newest first (retrieval/updates.py)
-    restated_band: float = Field(default=0.75, ge=0, le=1)
+    restated_band: float = Field(default=0.65, ge=0, le=1)
 
 
 @dataclass
@@ -296,6 +296,8 @@ class Retriever:
             current = {(f.subject, f.key): set(f.sources) for f in self.stores.profile.list(user_id)}
             superseded = superseded_sources(self.stores.profile.history(user_id), current)
             items = mark_superseded(items, superseded) if superseded else items
+        if asks_about_the_past(query):
+            return items
         return newest_first_within_topics(items, self._topic_terms(query, names), self.analyzer.tokens,
                                           band=self.settings.restated_band)
 
