@@ -296,7 +296,7 @@ class Retriever:
             current = {(f.subject, f.key): set(f.sources) for f in self.stores.profile.list(user_id)}
             superseded = superseded_sources(self.stores.profile.history(user_id), current)
             items = mark_superseded(items, superseded) if superseded else items
-        if asks_about_the_past(query):
+        if asks_about_the_past(query) and intent.primary == "temporal":
             return items
         return newest_first_within_topics(items, self._topic_terms(query, names), self.analyzer.tokens,
                                           band=self.settings.restated_band)

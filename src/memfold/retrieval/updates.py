@@ -9,8 +9,9 @@ Two signals, one certain and one inferred:
   and halves its worth, so a tight budget leaves it out);
 * **the same topic restated later** (inferred): two recalled items about the same subject
   (said by the same speaker) that share a third of the query's words and score within
-  ``band`` of each other are one topic said twice, when the question is about the present
-  (a question in the past tense, "what did she say first?", keeps the ranking). Within such a group the newest statement takes the best rank the group
+  ``band`` of each other are one topic said twice, unless the question asks when something
+  happened in the past ("when did she first say it?": temporal intent and past tense keep
+  the ranking; "what was the amount I was approved for?" still wants the latest value). Within such a group the newest statement takes the best rank the group
   holds, newest first, and the older ones are marked ``meta["restated_at"]`` (the newest
   one's date). Only the first ``window`` (10) items are reordered, so the set of the best 10
   never changes, only its order (a wider window moved old statements that answer other
