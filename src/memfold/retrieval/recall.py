@@ -157,13 +157,15 @@ class Retriever:
         # only the best memories are read from the archive; dedup against other stores may
         # drop some, hence the margin
         self._archive_candidates(pool, query, user_id, intent, names, only_time, lexical, limit=2 * k + 20)
-        if intent.weight("fact") >= self.settings.store_floor:
-            self._profile_candidates(pool, query, user_id, intent, names)
+        # the profile is read once: candidates and the changelog check share it
+        facts = self.stores.profile.list(user_id) if intent.weight("fact") >= self.settings.store_floor else None
+        if facts is not None:
+            self._profile_candidates(pool, query, facts, intent, names)
         if intent.time_range is not None:
             self._event_candidates(pool, query, user_id, intent, names, only_time)
         self._semantic_candidates(pool, query, user_id, intent, names)
         items = deduplicate(sorted(pool.entries.values(), key=lambda c: -c.score), k)
-        items = self._order_updates(query, user_id, intent, names, items)
+        items = self._order_updates(query, user_id, intent, names, items, facts)
         self._touch(user_id, items, now)
         return RecallResult(query=query, user_id=user_id, now=now, intents=dict(intent.weights),
                             time_range=intent.time_range, items=items,
@@ -250,10 +252,10 @@ class Retriever:
         perfect = s.weight_window + s.weight_own + s.weight_dense
         return perfect * match * (s.intent_base + intent_weight) + (s.subject_boost if about else 0.0)
 
-    def _profile_candidates(self, pool: _Pool, query: str, user_id: str, intent: QueryIntent,
+    def _profile_candidates(self, pool: _Pool, query: str, facts: Sequence[ProfileFact], intent: QueryIntent,
                             names: set[str]) -> None:
         terms = self._topic_terms(query, names)
-        for fact in self.stores.profile.list(user_id):
+        for fact in facts:
             about = fact.subject.lower() in names
             cues = KEY_CUES.get(fact.key.split(":", 1)[0], "")
             match = self._overlap(terms, f"{fact_sentence(fact.subject, fact.key, fact.value)} {cues}")
@@ -289,11 +291,11 @@ class Retriever:
             pool.offer(f"semantic:{note.text}", note_recall_item(note, score), score)
 
     def _order_updates(self, query: str, user_id: str, intent: QueryIntent, names: set[str],
-                       items: list[RecallItem]) -> list[RecallItem]:
+                       items: list[RecallItem], facts: Sequence[ProfileFact] | None) -> list[RecallItem]:
         """Newer statements above the ones they replace (:mod:`memfold.retrieval.updates`).
-        The changelog is read for fact questions only: the profile is in play there anyway."""
-        if intent.weight("fact") >= self.settings.store_floor:
-            current = {(f.subject, f.key): set(f.sources) for f in self.stores.profile.list(user_id)}
+        The changelog is read for fact questions only (``facts`` given): the profile is in play there anyway."""
+        if facts is not None:
+            current = {(f.subject, f.key): set(f.sources) for f in facts}
             superseded = superseded_sources(self.stores.profile.history(user_id), current)
             items = mark_superseded(items, superseded) if superseded else items
         if asks_about_the_past(query) and intent.primary == "temporal":
