@@ -58,7 +58,6 @@ from memfold.models import (
     DocumentChunk,
     FoldState,
     Message,
-    ProfileFact,
     RecallItem,
 )
 from memfold.retrieval.recall import Retriever, profile_recall_item

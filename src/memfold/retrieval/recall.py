@@ -252,8 +252,8 @@ class Retriever:
         perfect = s.weight_window + s.weight_own + s.weight_dense
         return perfect * match * (s.intent_base + intent_weight) + (s.subject_boost if about else 0.0)
 
-    def _profile_candidates(self, pool: _Pool, query: str, facts: Sequence[ProfileFact], intent: QueryIntent,
-                            names: set[str]) -> None:
+    def _profile_candidates(self, pool: _Pool, query: str, facts: Sequence[ProfileFact],
+                            intent: QueryIntent, names: set[str]) -> None:
         terms = self._topic_terms(query, names)
         for fact in facts:
             about = fact.subject.lower() in names

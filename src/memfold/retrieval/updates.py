@@ -7,16 +7,16 @@ Two signals, one certain and one inferred:
   message (and only from such messages) ranks below the items the query recalled about the
   same key's current value, and carries ``meta["superseded_at"]`` (context() shows the date
   and halves its worth, so a tight budget leaves it out);
-* **the same topic restated later** (inferred): two recalled items about the same subject
-  (said by the same speaker) that share a third of the query's words and score within
-  ``band`` of each other are one topic said twice, unless the question asks when something
-  happened in the past ("when did she first say it?": temporal intent and past tense keep
-  the ranking; "what was the amount I was approved for?" still wants the latest value). Within such a group the newest statement takes the best rank the group
-  holds, newest first, and the older ones are marked ``meta["restated_at"]`` (the newest
-  one's date). Only the first ``window`` (10) items are reordered, so the set of the best 10
-  never changes, only its order (a wider window moved old statements that answer other
-  questions out of the top 10: LoCoMo-dev R@10 0.778 -> 0.715 at 40). Only the order changes, never the membership: an aggregation question ("how many times ...
-  in total?") still gets every statement.
+* **the same topic restated later** (inferred): two recalled items said by the same
+  speaker that share a third of the query's words and score within ``band`` of each other
+  are one topic said twice, unless the question asks when something happened in the past
+  ("when did she first say it?": temporal intent and past tense keep the ranking; "what was
+  the amount I was approved for?" still wants the latest value). Such a group takes the
+  slots it holds newest first, and the older items are marked ``meta["restated_at"]`` (the
+  newest one's date). Only the first ``window`` (10) items are reordered, so the set of the
+  best 10 never changes (a window of 40 moved old statements that answer other questions out
+  of the top 10: LoCoMo-dev R@10 0.778 -> 0.715). Only the order changes, never the
+  membership: an aggregation question ("how many times ... in total?") gets every statement.
 
 Neither signal reads the benchmark's answer; both work from what the store holds.
 """
