@@ -21,13 +21,24 @@ that the original stays available as ``__cause__``::
     │   └── VectorIndexError           the vector index (Chroma) failed
     ├── EmbeddingError                 the embedding model cannot load or run
     │   └── ModelIntegrityError        the weights' sha256 differs from the expected one
-    └── BackendError                   the LLM backend failed
-        ├── BackendAuthError           401/403 from the API (check the key)
-        ├── BackendRateLimitError      429 (retry later)
-        ├── BackendOverloadedError     529 (retry later)
-        ├── BackendTimeoutError        the request timed out
-        ├── BackendConnectionError     the API could not be reached
-        └── BackendResponseError       any other API error, or output that is not valid JSON
+    ├── BackendError                   the LLM backend failed
+    │   ├── BackendAuthError           401/403 from the API (check the key)
+    │   ├── BackendRateLimitError      429 (retry later)
+    │   ├── BackendOverloadedError     529 (retry later)
+    │   ├── BackendTimeoutError        the request timed out
+    │   ├── BackendConnectionError     the API could not be reached
+    │   └── BackendResponseError       any other API error, or output that is not valid JSON
+    └── ServiceError                   talking to a `memfold serve` server failed
+        ├── AuthenticationError        401: no API key, or one the server does not know
+        ├── PermissionDeniedError      403: the key is not scoped to that user id
+        ├── RequestTooLargeError       413: the request body is over the server's limit
+        ├── RateLimitedError           429: the key's request rate is over the limit
+        ├── ServerUnavailableError     503/connection refused: not running, or not ready yet
+        └── ServerResponseError        any other answer the client cannot read as a result
+
+The REST service maps each class to one HTTP status (``memfold.service.errors``) and sends
+``{"error": {"type": <class name>, "message": ..., "hint": ...}}``; the client raises the
+same class again, so code written against the embedded ``Memory`` handles a remote one.
 """
 
 from __future__ import annotations
@@ -163,3 +174,39 @@ class BackendConnectionError(BackendError):
 
 class BackendResponseError(BackendError):
     """The API answered with an error, or with output that is not the JSON asked for."""
+
+
+class ServiceError(MemfoldError):
+    """A request to a memfold server failed before it reached the store, or its answer."""
+
+
+class AuthenticationError(ServiceError):
+    """The request carried no API key, or a key the server does not know (HTTP 401)."""
+
+    hint = "pass api_key= / --api-key / MEMFOLD_API_KEY with a key from the server's key file"
+
+
+class PermissionDeniedError(ServiceError):
+    """The API key is valid but not scoped to the user id asked for (HTTP 403)."""
+
+
+class RequestTooLargeError(ServiceError):
+    """The request body is larger than the server accepts (HTTP 413)."""
+
+    hint = "send fewer messages per request, or raise the server's --max-request-bytes"
+
+
+class RateLimitedError(ServiceError):
+    """The key sent requests faster than the server allows (HTTP 429)."""
+
+    hint = "retry after the delay the server gave (Retry-After), or raise --rate-limit"
+
+
+class ServerUnavailableError(ServiceError):
+    """The server cannot be reached, or is not ready (HTTP 503)."""
+
+    hint = "start it with `memfold serve`, or check the URL"
+
+
+class ServerResponseError(ServiceError):
+    """The server answered with something the client cannot read as a result."""

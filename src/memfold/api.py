@@ -1,0 +1,125 @@
+"""``MemoryAPI``: the one interface every front end talks to.
+
+Two implementations, one contract (``tests/api/``):
+
+* :class:`memfold.memory.Memory`, the embedded facade (in this process, on a store directory);
+* :class:`memfold.client.MemoryClient`, the same methods over HTTP to ``memfold serve``.
+
+The CLI, the REST routes and the MCP tools are thin layers over this Protocol, so anything
+an agent can do in-process it can do against a server, with the same records (pydantic
+models from :mod:`memfold.models`) and the same errors (the :mod:`memfold.errors` tree).
+
+Importing this module is light: it pulls in pydantic models only (no DuckDB, Chroma or
+model code), so a client process never pays for the embedded stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from memfold.models import (
+    Context,
+    Episode,
+    Event,
+    Explanation,
+    FoldState,
+    ForgetReport,
+    IngestReport,
+    Message,
+    ProfileChange,
+    ProfileFact,
+    RecallItem,
+    RecallResult,
+    RouteDecision,
+    SemanticMemory,
+)
+
+__all__ = ["MemoryAPI", "READ_METHODS", "WRITE_METHODS"]
+
+#: Methods that change the store; a server runs them one at a time.
+WRITE_METHODS = frozenset({"ingest", "ingest_many", "set_fact", "delete_fact", "fold",
+                           "remove_message", "forget"})
+#: Methods that only read; a server runs them concurrently with each other and with writes.
+READ_METHODS = frozenset({"recall", "context", "search", "profile", "profile_history", "explain",
+                          "events", "episodes", "semantic", "export", "stats", "users"})
+
+
+@runtime_checkable
+class MemoryAPI(Protocol):
+    """The public operations of a memfold store, embedded or remote."""
+
+    # -- writes -------------------------------------------------------------------------
+    def ingest(self, message: Message | dict[str, Any]) -> RouteDecision:
+        """Store one message; durable when this returns. Invalid input raises."""
+        ...
+
+    def ingest_many(self, messages: Iterable[Message | dict[str, Any]]) -> IngestReport:
+        """Store many messages; a bad one is reported in ``rejected``, the rest are kept."""
+        ...
+
+    def set_fact(self, user_id: str, key: str, value: str, *, sources: Sequence[str],
+                 subject: str = "user", reason: str = "set by hand") -> ProfileChange | None:
+        """Write a profile fact; ``sources`` must name stored messages."""
+        ...
+
+    def delete_fact(self, user_id: str, key: str, *, subject: str = "user",
+                    reason: str = "deleted by the user") -> ProfileChange | None:
+        ...
+
+    def fold(self, user_id: str) -> FoldState:
+        """Fold the user's working memory now."""
+        ...
+
+    def remove_message(self, user_id: str, msg_id: str) -> dict[str, int]:
+        """Delete one message and everything derived from it."""
+        ...
+
+    def forget(self, user_id: str) -> ForgetReport:
+        """Erase a user completely."""
+        ...
+
+    # -- reads --------------------------------------------------------------------------
+    def recall(self, query: str, user_id: str, now: datetime | None = None,
+               k: int = 10) -> RecallResult:
+        ...
+
+    def context(self, query: str, user_id: str, budget_tokens: int = 2000,
+                now: datetime | None = None) -> Context:
+        ...
+
+    def search(self, query: str, user_id: str, k: int = 10) -> list[RecallItem]:
+        ...
+
+    def profile(self, user_id: str, subject: str | None = None) -> list[ProfileFact]:
+        ...
+
+    def profile_history(self, user_id: str, subject: str | None = None,
+                        key: str | None = None) -> list[ProfileChange]:
+        ...
+
+    def explain(self, user_id: str, subject: str, key: str) -> Explanation:
+        ...
+
+    def events(self, user_id: str, since: datetime | None = None, until: datetime | None = None,
+               about: str | None = None, limit: int | None = None) -> list[Event]:
+        ...
+
+    def episodes(self, user_id: str) -> list[Episode]:
+        ...
+
+    def semantic(self, user_id: str) -> SemanticMemory:
+        ...
+
+    def export(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        ...
+
+    def stats(self) -> dict[str, Any]:
+        ...
+
+    def users(self) -> list[str]:
+        ...
+
+    def close(self) -> None:
+        ...

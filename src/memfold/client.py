@@ -1,0 +1,261 @@
+"""``MemoryClient``: the ``MemoryAPI`` over HTTP, for processes that share a `memfold serve`.
+
+    from memfold.client import MemoryClient
+    with MemoryClient("http://127.0.0.1:8750", api_key="...") as memory:
+        memory.ingest({"user_id": "ana", "msg_id": "m1", "speaker": "Ana", "text": "...",
+                       "ts": "2026-05-08T13:56:00Z"})
+        memory.recall("where does Ana live?", user_id="ana")
+
+The methods, arguments, returned records and raised errors are those of the embedded
+``Memory`` (the contract suite in ``tests/api`` runs against both). A server error comes
+back as the same ``MemfoldError`` subclass the server raised; a server that cannot be
+reached is ``ServerUnavailableError``. Importing this module loads no store or model code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
+
+from memfold.errors import ServerResponseError, ServerUnavailableError
+from memfold.models import (
+    Context,
+    Episode,
+    Event,
+    Explanation,
+    FoldState,
+    ForgetReport,
+    IngestReport,
+    Message,
+    ProfileChange,
+    ProfileFact,
+    RecallItem,
+    RecallResult,
+    RouteDecision,
+    SemanticMemory,
+)
+from memfold.service.errors import error_from_body
+
+M = TypeVar("M")
+DEFAULT_URL = "http://127.0.0.1:8750"
+BATCH_SIZE = 500  # messages per request in ingest_many (the server takes up to 5,000)
+
+
+class MemoryClient:
+    """A remote memfold store; thread-safe (one pooled HTTP client)."""
+
+    def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *, timeout: float = 60.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout,
+                                  transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> MemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes -------------------------------------------------------------------------
+    def ingest(self, message: Message | dict[str, Any]) -> RouteDecision:
+        return self._model(RouteDecision, "POST", "/v1/messages", body=_message_json(message))
+
+    def ingest_many(self, messages: Iterable[Message | dict[str, Any]], *,
+                    progress: Any = None) -> IngestReport:
+        """Sent in requests of ``BATCH_SIZE``; positions in ``rejected`` count from 1 over
+        the whole input, as the embedded ``Memory`` reports them."""
+        total = IngestReport()
+        batch: list[Any] = []
+        sent = 0
+        for message in messages:
+            batch.append(_message_json(message))
+            if len(batch) >= BATCH_SIZE:
+                total, sent = self._send_batch(batch, total, sent, progress), sent + len(batch)
+                batch = []
+        if batch:
+            total = self._send_batch(batch, total, sent, progress)
+        return total
+
+    def _send_batch(self, batch: list[Any], total: IngestReport, offset: int,
+                    progress: Any) -> IngestReport:
+        report = self._model(IngestReport, "POST", "/v1/messages/batch", body={"messages": batch})
+        if progress:
+            progress(len(batch))
+        return _merged(total, report, offset)
+
+    def set_fact(self, user_id: str, key: str, value: str, *, sources: Sequence[str],
+                 subject: str = "user", reason: str = "set by hand") -> ProfileChange | None:
+        body = {"user_id": user_id, "key": key, "value": value, "sources": list(sources),
+                "subject": subject, "reason": reason}
+        return self._optional(ProfileChange, "PUT", "/v1/profile/facts", body=body)
+
+    def delete_fact(self, user_id: str, key: str, *, subject: str = "user",
+                    reason: str = "deleted by the user") -> ProfileChange | None:
+        params = {"user_id": user_id, "key": key, "subject": subject, "reason": reason}
+        return self._optional(ProfileChange, "DELETE", "/v1/profile/facts", params=params)
+
+    def fold(self, user_id: str) -> FoldState:
+        return self._model(FoldState, "POST", "/v1/fold", body={"user_id": user_id})
+
+    def remove_message(self, user_id: str, msg_id: str) -> dict[str, int]:
+        found = self._call("DELETE", "/v1/messages", params={"user_id": user_id, "msg_id": msg_id})
+        return _validated(TypeAdapter(dict[str, int]), found)
+
+    def forget(self, user_id: str) -> ForgetReport:
+        return self._model(ForgetReport, "DELETE", "/v1/users", params={"user_id": user_id})
+
+    # -- reads --------------------------------------------------------------------------
+    def recall(self, query: str, user_id: str, now: datetime | None = None,
+               k: int = 10) -> RecallResult:
+        body = {"user_id": user_id, "query": query, "k": k, "now": _iso(now)}
+        return self._model(RecallResult, "POST", "/v1/recall", body=body)
+
+    def context(self, query: str, user_id: str, budget_tokens: int = 2000,
+                now: datetime | None = None) -> Context:
+        body = {"user_id": user_id, "query": query, "budget_tokens": budget_tokens, "now": _iso(now)}
+        return self._model(Context, "POST", "/v1/context", body=body)
+
+    def search(self, query: str, user_id: str, k: int = 10) -> list[RecallItem]:
+        body = {"user_id": user_id, "query": query, "k": k}
+        return self._list(RecallItem, "POST", "/v1/search", body=body)
+
+    def profile(self, user_id: str, subject: str | None = None) -> list[ProfileFact]:
+        return self._list(ProfileFact, "GET", "/v1/profile",
+                          params={"user_id": user_id, "subject": subject})
+
+    def profile_history(self, user_id: str, subject: str | None = None,
+                        key: str | None = None) -> list[ProfileChange]:
+        params = {"user_id": user_id, "subject": subject, "key": key}
+        return self._list(ProfileChange, "GET", "/v1/profile/history", params=params)
+
+    def explain(self, user_id: str, subject: str, key: str) -> Explanation:
+        params = {"user_id": user_id, "subject": subject, "key": key}
+        return self._model(Explanation, "GET", "/v1/profile/explain", params=params)
+
+    def events(self, user_id: str, since: datetime | None = None, until: datetime | None = None,
+               about: str | None = None, limit: int | None = None) -> list[Event]:
+        params = {"user_id": user_id, "since": _iso(since), "until": _iso(until),
+                  "about": about, "limit": limit}
+        return self._list(Event, "GET", "/v1/events", params=params)
+
+    def episodes(self, user_id: str) -> list[Episode]:
+        return self._list(Episode, "GET", "/v1/episodes", params={"user_id": user_id})
+
+    def semantic(self, user_id: str) -> SemanticMemory:
+        return self._model(SemanticMemory, "GET", "/v1/semantic", params={"user_id": user_id})
+
+    def export(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """Streamed: records arrive as the server reads them."""
+        params = _params({"user_id": user_id})
+        with self._guard(), self._http.stream("GET", "/v1/export", params=params) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise _error_of(response)
+            for line in response.iter_lines():
+                if line.strip():
+                    yield json.loads(line)
+
+    def stats(self) -> dict[str, Any]:
+        return _validated(TypeAdapter(dict[str, Any]), self._call("GET", "/v1/stats"))
+
+    def users(self) -> list[str]:
+        return _validated(TypeAdapter(list[str]), self._call("GET", "/v1/users"))
+
+    def health(self) -> dict[str, Any]:
+        """The server's readiness (``/readyz``): raises ServerUnavailableError when not ready."""
+        return _validated(TypeAdapter(dict[str, Any]), self._call("GET", "/readyz"))
+
+    # -- plumbing -----------------------------------------------------------------------
+    def _model(self, model: type[M], method: str, path: str, **kw: Any) -> M:
+        return _validated(TypeAdapter(model), self._call(method, path, **kw))
+
+    def _optional(self, model: type[M], method: str, path: str, **kw: Any) -> M | None:
+        return _validated(TypeAdapter(model | None), self._call(method, path, **kw))  # type: ignore[operator]
+
+    def _list(self, model: type[M], method: str, path: str, **kw: Any) -> list[M]:
+        return _validated(TypeAdapter(list[model]), self._call(method, path, **kw))  # type: ignore[valid-type]
+
+    def _call(self, method: str, path: str, *, params: dict[str, Any] | None = None,
+              body: Any = None) -> Any:
+        with self._guard():
+            response = self._http.request(method, path, params=_params(params or {}),
+                                          json=body if body is not None else None)
+        if response.status_code >= 400:
+            raise _error_of(response)
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise ServerResponseError(f"{method} {path}: the answer is not JSON") from exc
+
+    def _guard(self) -> _TransportErrors:
+        return _TransportErrors(self.url)
+
+
+class _TransportErrors:
+    """Translate httpx's transport failures into the memfold tree (at the boundary)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.RemoteProtocolError):
+            raise ServerUnavailableError(f"cannot reach the memfold server at {self.url}: {exc}") from exc
+        if isinstance(exc, httpx.TimeoutException):
+            raise ServerUnavailableError(f"the memfold server at {self.url} timed out: {exc}",
+                                         hint="raise timeout=, or check the server's load") from exc
+        if isinstance(exc, httpx.HTTPError):
+            raise ServerResponseError(f"HTTP failure talking to {self.url}: {exc}") from exc
+        return False
+
+
+def _error_of(response: httpx.Response) -> Exception:
+    try:
+        body = response.json()
+    except ValueError:
+        body = response.text
+    return error_from_body(response.status_code, body)
+
+
+def _validated(adapter: TypeAdapter[M], data: Any) -> M:
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise ServerResponseError(f"the server's answer does not match the API: {exc}") from exc
+
+
+def _message_json(message: Message | dict[str, Any]) -> Any:
+    if isinstance(message, BaseModel):
+        return message.model_dump(mode="json")
+    return to_jsonable_python(message, fallback=str)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _params(params: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in params.items() if value is not None}
+
+
+def _merged(total: IngestReport, report: IngestReport, offset: int) -> IngestReport:
+    routed = dict(total.routed)
+    for kind, n in report.routed.items():
+        routed[kind] = routed.get(kind, 0) + n
+    rejected = [r.model_copy(update={"position": r.position + offset}) for r in report.rejected]
+    return IngestReport(accepted=total.accepted + report.accepted,
+                        duplicates=total.duplicates + report.duplicates,
+                        rejected=[*total.rejected, *rejected], routed=routed,
+                        folds=total.folds + report.folds, seconds=total.seconds + report.seconds)

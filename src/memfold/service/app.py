@@ -1,0 +1,357 @@
+"""The REST application: one route per ``MemoryAPI`` method, and nothing else in them.
+
+Every route authenticates the caller (``Authorization: Bearer KEY`` or ``X-API-Key``),
+takes a token from the key's rate bucket, checks that the key is scoped to the user id
+asked for (403 otherwise) and calls one method. User ids travel as a query parameter or a
+body field, never as a path segment: an id may hold ``/`` or spaces.
+
+Writes run one at a time (a lock around every write method); reads run concurrently in
+the thread pool, with each other and with the write in progress. A write is acknowledged
+(HTTP 2xx) only after its transaction committed, so an acknowledged write survives a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memfold import __version__
+from memfold.api import MemoryAPI
+from memfold.errors import InvalidInputError, MemfoldError, RateLimitedError, ServerUnavailableError
+from memfold.models import (
+    Context,
+    Episode,
+    Event,
+    Explanation,
+    FoldState,
+    ForgetReport,
+    IngestReport,
+    ProfileChange,
+    ProfileFact,
+    RecallItem,
+    RecallResult,
+    RouteDecision,
+    SemanticMemory,
+)
+from memfold.service.auth import ApiKey, KeyRing
+from memfold.service.errors import error_body, status_of
+from memfold.service.limits import BodySizeLimit, RateLimiter
+
+T = TypeVar("T")
+MAX_BATCH = 5000  # messages per batch request; a larger import belongs in `memfold ingest`
+Query_ = Field(min_length=1, max_length=20_000, description="The question or search text.")
+UserField = Field(min_length=1, max_length=256, description="The user whose memory is read or written.")
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RecallBody(_Body):
+    user_id: str = UserField
+    query: str = Query_
+    k: int = Field(10, ge=1, le=200, description="How many items to return.")
+    now: AwareDatetime | None = Field(None, description="Resolve 'last week' against this time.")
+
+
+class ContextBody(_Body):
+    user_id: str = UserField
+    query: str = Query_
+    budget_tokens: int = Field(2000, ge=1, le=200_000, description="Token budget of the prompt.")
+    now: AwareDatetime | None = None
+
+
+class SearchBody(_Body):
+    user_id: str = UserField
+    query: str = Query_
+    k: int = Field(10, ge=1, le=200)
+
+
+class FactBody(_Body):
+    user_id: str = UserField
+    key: str = Field(min_length=1, max_length=256, description="Profile key, e.g. diet.")
+    value: str = Field(max_length=20_000)
+    sources: list[str] = Field(description="msg_ids of stored messages that state the fact.")
+    subject: str = Field("user", min_length=1, max_length=256)
+    reason: str = Field("set by hand", max_length=2_000)
+
+
+class UserBody(_Body):
+    user_id: str = UserField
+
+
+class BatchBody(_Body):
+    messages: list[dict[str, Any]] = Field(max_length=MAX_BATCH,
+                                           description="Message objects, as `POST /v1/messages` takes.")
+
+
+User = Annotated[str, Query(min_length=1, max_length=256, description="The user id.")]
+Subject = Annotated[str | None, Query(max_length=256, description="Whose facts (default: all).")]
+FactKey = Annotated[str, Query(alias="key", min_length=1, max_length=256,
+                               description="Profile key, e.g. diet.")]
+
+
+def create_app(memory: MemoryAPI, *, keys: KeyRing | None = None, rate: float = 0.0,
+               burst: int = 100, max_request_bytes: int = 8 * 1024 * 1024) -> FastAPI:
+    """The FastAPI app over ``memory``; the caller owns ``memory`` and closes it."""
+    app = FastAPI(title="memfold", version=__version__,
+                  description="Long-term memory for LLM agents: profile, events, archive, folds.")
+    service = _Service(memory, keys or KeyRing(), RateLimiter(rate, burst))
+    _add_error_handlers(app)
+    _add_health_routes(app, service)
+    _add_write_routes(app, service)
+    _add_read_routes(app, service)
+    _add_profile_routes(app, service)
+    app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
+    app.state.service = service
+    return app
+
+
+class _Service:
+    """What the routes share: the memory, the keys, the rate buckets, the write lock."""
+
+    def __init__(self, memory: MemoryAPI, keys: KeyRing, limiter: RateLimiter) -> None:
+        self.memory = memory
+        self.keys = keys
+        self.limiter = limiter
+        self.write_lock = threading.Lock()
+
+    def caller(self, request: Request) -> ApiKey:
+        key = self.keys.authenticate(_secret_of(request))
+        bucket = key.name if self.keys.enabled else f"ip:{request.client.host if request.client else '-'}"
+        self.limiter.take(bucket)
+        return key
+
+    def write(self, work: Callable[[], T]) -> T:
+        with self.write_lock:
+            return work()
+
+
+def _secret_of(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return request.headers.get("x-api-key") or None
+
+
+def _caller_dependency(service: _Service) -> Any:
+    def caller(request: Request) -> ApiKey:
+        return service.caller(request)
+
+    return Depends(caller)
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(MemfoldError)
+    async def memfold_error(_: Request, exc: MemfoldError) -> JSONResponse:
+        headers = {}
+        if isinstance(exc, RateLimitedError):
+            headers["Retry-After"] = str(getattr(exc, "retry_after", 1))
+        return JSONResponse(error_body(exc), status_code=status_of(exc), headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(error_body(InvalidInputError(_first_problem(exc))), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        body = {"error": {"type": "HTTPError", "message": str(exc.detail), "hint": ""}}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
+def _first_problem(exc: RequestValidationError) -> str:
+    problems = exc.errors()
+    if not problems:
+        return "the request does not match the API"
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}: {first.get('msg', 'invalid')}{more}"
+
+
+def _add_health_routes(app: FastAPI, service: _Service) -> None:
+    @app.get("/healthz", tags=["health"], summary="Liveness: the process answers")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"], summary="Readiness: the store answers a query",
+             responses={503: {"description": "the store is not usable"}})
+    def readyz() -> dict[str, Any]:
+        try:
+            count = len(service.memory.users())
+        except MemfoldError as exc:
+            raise ServerUnavailableError(f"the store is not ready: {exc}") from exc
+        return {"status": "ready", "users": count}
+
+
+def _add_write_routes(app: FastAPI, service: _Service) -> None:
+    caller = _caller_dependency(service)
+    memory = service.memory
+
+    @app.post("/v1/messages", response_model=RouteDecision, tags=["write"],
+              summary="Store one message (ingest); durable when this answers")
+    def ingest(message: dict[str, Any], key: ApiKey = caller) -> RouteDecision:
+        _require_message_scope(service, key, [message])
+        return service.write(lambda: memory.ingest(message))
+
+    @app.post("/v1/messages/batch", response_model=IngestReport, tags=["write"],
+              summary="Store many messages (ingest_many); bad ones are reported, not fatal")
+    def ingest_many(body: BatchBody, key: ApiKey = caller) -> IngestReport:
+        _require_message_scope(service, key, body.messages)
+        return service.write(lambda: memory.ingest_many(body.messages))
+
+    @app.delete("/v1/messages", tags=["write"],
+                summary="Remove one message and everything derived from it (remove_message)")
+    def remove_message(user_id: User, msg_id: Annotated[str, Query(min_length=1, max_length=256)],
+                       key: ApiKey = caller) -> dict[str, int]:
+        service.keys.require(key, user_id)
+        return service.write(lambda: memory.remove_message(user_id, msg_id))
+
+    @app.post("/v1/fold", response_model=FoldState, tags=["write"],
+              summary="Fold the user's working memory now (fold)")
+    def fold(body: UserBody, key: ApiKey = caller) -> FoldState:
+        service.keys.require(key, body.user_id)
+        return service.write(lambda: memory.fold(body.user_id))
+
+    @app.delete("/v1/users", response_model=ForgetReport, tags=["write"],
+                summary="Erase a user: every row, vector and fold note (forget)")
+    def forget(user_id: User, key: ApiKey = caller) -> ForgetReport:
+        service.keys.require(key, user_id)
+        return service.write(lambda: memory.forget(user_id))
+
+
+def _require_message_scope(service: _Service, key: ApiKey, messages: list[Any]) -> None:
+    """Every message names its user; one outside the key's scope refuses the whole request
+    (nothing stored), so a batch never half-succeeds on permissions."""
+    for message in messages:
+        user_id = message.get("user_id") if isinstance(message, dict) else None
+        if isinstance(user_id, str):  # without one, the store rejects the message itself
+            service.keys.require(key, user_id.strip())
+
+
+def _add_read_routes(app: FastAPI, service: _Service) -> None:
+    caller = _caller_dependency(service)
+    memory = service.memory
+    require = service.keys.require
+
+    @app.post("/v1/recall", response_model=RecallResult, tags=["read"],
+              summary="Ranked memories for a question (recall)")
+    def recall(body: RecallBody, key: ApiKey = caller) -> RecallResult:
+        require(key, body.user_id)
+        return memory.recall(body.query, body.user_id, now=body.now, k=body.k)
+
+    @app.post("/v1/context", response_model=Context, tags=["read"],
+              summary="The prompt an agent receives, within a token budget (context)")
+    def context(body: ContextBody, key: ApiKey = caller) -> Context:
+        require(key, body.user_id)
+        return memory.context(body.query, body.user_id, budget_tokens=body.budget_tokens, now=body.now)
+
+    @app.post("/v1/search", response_model=list[RecallItem], tags=["read"],
+              summary="Raw vector-archive search, for debugging (search)")
+    def search(body: SearchBody, key: ApiKey = caller) -> list[RecallItem]:
+        require(key, body.user_id)
+        return memory.search(body.query, body.user_id, k=body.k)
+
+    @app.get("/v1/events", response_model=list[Event], tags=["read"], summary="Events in a time range")
+    def events(user_id: User, key: ApiKey = caller, since: AwareDatetime | None = None,
+               until: AwareDatetime | None = None,
+               about: Annotated[str | None, Query(max_length=256)] = None,
+               limit: Annotated[int | None, Query(ge=1, le=100_000)] = None) -> list[Event]:
+        require(key, user_id)
+        return memory.events(user_id, since=since, until=until, about=about, limit=limit)
+
+    @app.get("/v1/episodes", response_model=list[Episode], tags=["read"], summary="L2 episodes")
+    def episodes(user_id: User, key: ApiKey = caller) -> list[Episode]:
+        require(key, user_id)
+        return memory.episodes(user_id)
+
+    @app.get("/v1/semantic", response_model=SemanticMemory, tags=["read"], summary="L3 semantic memory")
+    def semantic(user_id: User, key: ApiKey = caller) -> SemanticMemory:
+        require(key, user_id)
+        return memory.semantic(user_id)
+
+    _add_listing_routes(app, service)
+
+
+def _add_listing_routes(app: FastAPI, service: _Service) -> None:
+    caller = _caller_dependency(service)
+    memory = service.memory
+
+    @app.get("/v1/users", response_model=list[str], tags=["read"],
+             summary="User ids in the store that this key may see (users)")
+    def users(key: ApiKey = caller) -> list[str]:
+        return [u for u in memory.users() if key.allows(u)]
+
+    @app.get("/v1/stats", tags=["read"], summary="Counts per user and file sizes (stats)")
+    def stats(key: ApiKey = caller) -> dict[str, Any]:
+        found = memory.stats()
+        found["users"] = {u: c for u, c in found.get("users", {}).items() if key.allows(u)}
+        return found
+
+    @app.get("/v1/export", tags=["read"], response_class=StreamingResponse,
+             responses={200: {"content": {"application/x-ndjson": {}},
+                              "description": "One JSON record per line, as `memfold export` writes"}},
+             summary="Every record of a user (or of every user the key may see), as NDJSON")
+    def export(key: ApiKey = caller,
+               user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None) -> StreamingResponse:
+        if user_id is not None:
+            service.keys.require(key, user_id)
+        chosen = [user_id] if user_id is not None else [u for u in memory.users() if key.allows(u)]
+        return StreamingResponse(_ndjson(memory, chosen), media_type="application/x-ndjson")
+
+
+def _ndjson(memory: MemoryAPI, users: list[str]) -> Iterator[bytes]:
+    for user_id in users:
+        for record in memory.export(user_id):
+            yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _add_profile_routes(app: FastAPI, service: _Service) -> None:
+    caller = _caller_dependency(service)
+    memory = service.memory
+    require = service.keys.require
+
+    @app.get("/v1/profile", response_model=list[ProfileFact], tags=["profile"],
+             summary="Current profile facts (profile)")
+    def profile(user_id: User, key: ApiKey = caller, subject: Subject = None) -> list[ProfileFact]:
+        require(key, user_id)
+        return memory.profile(user_id, subject)
+
+    @app.get("/v1/profile/history", response_model=list[ProfileChange], tags=["profile"],
+             summary="The changelog of profile facts (profile_history)")
+    def history(user_id: User, key: ApiKey = caller, subject: Subject = None,
+                fact_key: Annotated[str | None, Query(alias="key", max_length=256)] = None) -> list[ProfileChange]:
+        require(key, user_id)
+        return memory.profile_history(user_id, subject, fact_key)
+
+    @app.get("/v1/profile/explain", response_model=Explanation, tags=["profile"],
+             summary="How memfold knows a fact: value, changes, quoted sources (explain)")
+    def explain(user_id: User, fact_key: FactKey,
+                key: ApiKey = caller,
+                subject: Annotated[str, Query(min_length=1, max_length=256)] = "user") -> Explanation:
+        require(key, user_id)
+        return memory.explain(user_id, subject, fact_key)
+
+    @app.put("/v1/profile/facts", response_model=ProfileChange | None, tags=["profile"],
+             summary="Write a profile fact with its evidence (set_fact)")
+    def set_fact(body: FactBody, key: ApiKey = caller) -> ProfileChange | None:
+        require(key, body.user_id)
+        return service.write(lambda: memory.set_fact(
+            body.user_id, body.key, body.value, sources=body.sources, subject=body.subject,
+            reason=body.reason))
+
+    @app.delete("/v1/profile/facts", response_model=ProfileChange | None, tags=["profile"],
+                summary="Delete a profile fact; the changelog keeps it (delete_fact)")
+    def delete_fact(user_id: User, fact_key: FactKey, key: ApiKey = caller,
+                    subject: Annotated[str, Query(min_length=1, max_length=256)] = "user",
+                    reason: Annotated[str, Query(max_length=2_000)] = "deleted by the user") -> ProfileChange | None:
+        require(key, user_id)
+        return service.write(lambda: memory.delete_fact(user_id, fact_key, subject=subject, reason=reason))
