@@ -15,8 +15,9 @@ model code), so a client process never pays for the embedded stack.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from memfold.models import (
@@ -39,10 +40,10 @@ from memfold.models import (
 __all__ = ["MemoryAPI", "READ_METHODS", "WRITE_METHODS"]
 
 #: Methods that change the store; a server runs them one at a time.
-WRITE_METHODS = frozenset({"ingest", "ingest_many", "set_fact", "delete_fact", "fold",
+WRITE_METHODS = frozenset({"ingest", "ingest_many", "ingest_file", "set_fact", "delete_fact", "fold",
                            "remove_message", "forget"})
 #: Methods that only read; a server runs them concurrently with each other and with writes.
-READ_METHODS = frozenset({"recall", "context", "search", "profile", "profile_history", "explain",
+READ_METHODS = frozenset({"route", "recall", "context", "search", "profile", "profile_history", "explain",
                           "events", "episodes", "semantic", "export", "stats", "users"})
 
 
@@ -55,8 +56,16 @@ class MemoryAPI(Protocol):
         """Store one message; durable when this returns. Invalid input raises."""
         ...
 
-    def ingest_many(self, messages: Iterable[Message | dict[str, Any]]) -> IngestReport:
+    def ingest_many(self, messages: Iterable[Message | dict[str, Any]], *,
+                    progress: Callable[[int], None] | None = None) -> IngestReport:
         """Store many messages; a bad one is reported in ``rejected``, the rest are kept."""
+        ...
+
+    def ingest_file(self, path: str | Path, *, user_id: str | None = None,
+                    progress: Callable[[int], None] | None = None,
+                    on_total: Callable[[int], None] | None = None) -> IngestReport:
+        """Read a JSONL (or LoCoMo JSON) transcript where the caller runs and store it;
+        rejections name the file's line numbers."""
         ...
 
     def set_fact(self, user_id: str, key: str, value: str, *, sources: Sequence[str],
@@ -81,6 +90,10 @@ class MemoryAPI(Protocol):
         ...
 
     # -- reads --------------------------------------------------------------------------
+    def route(self, message: Message | dict[str, Any]) -> RouteDecision:
+        """What the router would do with ``message``; nothing is stored."""
+        ...
+
     def recall(self, query: str, user_id: str, now: datetime | None = None,
                k: int = 10) -> RecallResult:
         ...

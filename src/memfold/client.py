@@ -15,8 +15,9 @@ reached is ``ServerUnavailableError``. Importing this module loads no store or m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -71,7 +72,7 @@ class MemoryClient:
         return self._model(RouteDecision, "POST", "/v1/messages", body=_message_json(message))
 
     def ingest_many(self, messages: Iterable[Message | dict[str, Any]], *,
-                    progress: Any = None) -> IngestReport:
+                    progress: Callable[[int], None] | None = None) -> IngestReport:
         """Sent in requests of ``BATCH_SIZE``; positions in ``rejected`` count from 1 over
         the whole input, as the embedded ``Memory`` reports them."""
         total = IngestReport()
@@ -86,8 +87,17 @@ class MemoryClient:
             total = self._send_batch(batch, total, sent, progress)
         return total
 
+    def ingest_file(self, path: str | Path, *, user_id: str | None = None,
+                    progress: Callable[[int], None] | None = None,
+                    on_total: Callable[[int], None] | None = None) -> IngestReport:
+        """The file is read here (its line numbers name the rejections) and sent in batches."""
+        from memfold.transcripts import ingest_transcript
+
+        return ingest_transcript(self, Path(path), user_id=user_id, progress=progress,
+                                 on_total=on_total)
+
     def _send_batch(self, batch: list[Any], total: IngestReport, offset: int,
-                    progress: Any) -> IngestReport:
+                    progress: Callable[[int], None] | None) -> IngestReport:
         report = self._model(IngestReport, "POST", "/v1/messages/batch", body={"messages": batch})
         if progress:
             progress(len(batch))
@@ -115,6 +125,9 @@ class MemoryClient:
         return self._model(ForgetReport, "DELETE", "/v1/users", params={"user_id": user_id})
 
     # -- reads --------------------------------------------------------------------------
+    def route(self, message: Message | dict[str, Any]) -> RouteDecision:
+        return self._model(RouteDecision, "POST", "/v1/route", body=_message_json(message))
+
     def recall(self, query: str, user_id: str, now: datetime | None = None,
                k: int = 10) -> RecallResult:
         body = {"user_id": user_id, "query": query, "k": k, "now": _iso(now)}

@@ -15,10 +15,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memfold.errors import MalformedInputError
-from memfold.models import Rejection
+from memfold.models import IngestReport, Rejection
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from memfold.api import MemoryAPI
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -94,3 +99,20 @@ def load_messages(path: Path, *, user_id: str | None = None) -> tuple[list[tuple
         else:
             good.append((number, parsed))
     return good, bad
+
+
+def ingest_transcript(memory: MemoryAPI, path: Path, *, user_id: str | None = None,
+                      progress: Callable[[int], None] | None = None,
+                      on_total: Callable[[int], None] | None = None) -> IngestReport:
+    """Read a transcript here and store it through ``memory`` (embedded or remote): the
+    report's rejections name the file's line numbers, bad lines included."""
+    records, bad_lines = load_messages(path, user_id=user_id)
+    if on_total:
+        on_total(len(records))
+    report = memory.ingest_many([record for _, record in records], progress=progress)
+    lines = [number for number, _ in records]
+    rejected = [r.model_copy(update={"position": lines[r.position - 1],
+                                     "error": f"line {lines[r.position - 1]}: {r.error}"})
+                for r in report.rejected]
+    rejected = sorted([*bad_lines, *rejected], key=lambda r: r.position)
+    return report.model_copy(update={"rejected": rejected})

@@ -128,3 +128,22 @@ def test_the_client_returns_exactly_what_the_embedded_memory_returns(shared_stor
         assert remote.context("Tell me about my pets", user, 500, now=T0) == shared_store.context(
             "Tell me about my pets", user, 500, now=T0)
         assert list(remote.export(user)) == list(shared_store.export(user))
+
+
+def test_ingest_file_names_the_bad_line(api, user, tmp_path):
+    import json
+
+    path = tmp_path / "t.jsonl"
+    lines = [json.dumps(msg("l1", "I bought a red kayak.", user=user)), "{not json",
+             json.dumps({**msg("l3", "no ts", user=user), "ts": None})]
+    path.write_text("\n".join(lines) + "\n")
+    report = api.ingest_file(path)
+    assert report.accepted == 1
+    assert [r.position for r in report.rejected] == [2, 3]
+    assert all(r.error.startswith("line ") for r in report.rejected)
+
+
+def test_route_stores_nothing(api, user):
+    decision = api.route(msg("rt1", "I'm allergic to peanuts.", user=user))
+    assert decision.msg_id == "rt1"
+    assert user not in api.users()

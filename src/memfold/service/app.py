@@ -242,6 +242,12 @@ def _add_read_routes(app: FastAPI, service: _Service) -> None:
     memory = service.memory
     require = service.keys.require
 
+    @app.post("/v1/route", response_model=RouteDecision, tags=["read"],
+              summary="What the router would do with a message; nothing is stored (route)")
+    def route(message: dict[str, Any], key: ApiKey = caller) -> RouteDecision:
+        _require_message_scope(service, key, [message])
+        return memory.route(message)
+
     @app.post("/v1/recall", response_model=RecallResult, tags=["read"],
               summary="Ranked memories for a question (recall)")
     def recall(body: RecallBody, key: ApiKey = caller) -> RecallResult:

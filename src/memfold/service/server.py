@@ -59,9 +59,16 @@ def url_of(sock: socket.socket) -> str:
 def _uvicorn_server(app: Any, *, grace_s: float, log_level: str) -> Any:
     import uvicorn
 
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            # uvicorn re-raises the signal once it has drained, which would kill the
+            # process before the store is closed; a requested stop is a clean exit (0)
+            self._captured_signals.clear()
+
     config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=grace_s,
                             access_log=False, lifespan="off")
-    return uvicorn.Server(config)
+    return Server(config)
 
 
 def serve(app: Any, sock: socket.socket, *, store: Path | None = None, grace_s: float = 30.0,
