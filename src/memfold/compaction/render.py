@@ -11,7 +11,6 @@ lines are admitted by priority, and the assembled text is re-counted and trimmed
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +19,7 @@ from memfold.compaction.base import episode_heading
 from memfold.compaction.manager import parse_summary
 from memfold.compaction.text import split_sentences
 from memfold.models import Decision, Eliminated, Episode, FoldState, Note, SemanticMemory
+from memfold.textsafety import id_label, quote
 from memfold.tokens import TokenCounter, default_counter
 
 SEMANTIC_HEADER = ("## Semantic memory (durable knowledge quoted from past conversations; "
@@ -39,14 +39,15 @@ class _Line:
     text: str
 
 
-def quote(text: str) -> str:
-    return json.dumps(" ".join(text.split()), ensure_ascii=False)
+def sources_text(sources: Sequence[str]) -> str:
+    """Message ids as a prompt shows them: bare when plain, quoted when not (``x1) ## ...``)."""
+    return ", ".join(id_label(source) for source in sources)
 
 
 def _provenance(sources: Sequence[str], when: datetime | None = None) -> str:
     parts = [when.date().isoformat()] if when else []
     if sources:
-        parts.append("sources: " + ", ".join(sources))
+        parts.append("sources: " + sources_text(sources))
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -151,11 +152,11 @@ def _episode_heading(episode: Episode) -> str:
 
 
 def _episode_body(episode: Episode) -> list[tuple[float, str]]:
-    body = [(importance, f"- {quote(text)} [{', '.join(sources)}]")
+    body = [(importance, f"- {quote(text)} [{sources_text(sources)}]")
             for importance, text, sources in _grouped_notes(episode.notes)]
     quoted = " ".join(n.text for n in episode.notes)
     if episode.summary and not _all_quoted(episode.summary, quoted):  # a model-written summary
-        body.insert(0, (0.9, f"- {quote(episode.summary)} [{', '.join(episode.sources)}]"))
+        body.insert(0, (0.9, f"- {quote(episode.summary)} [{sources_text(episode.sources)}]"))
     quoted += " " + episode.summary
     body += [(0.85, "- decided: " + decision_line(d)[2:]) for d in episode.decisions
              if d.decision not in quoted]
