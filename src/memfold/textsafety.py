@@ -35,8 +35,13 @@ def _is_hidden(char: str, keep: str) -> bool:
 
 
 def _escape(char: str) -> str:
+    """JSON's escape of one character (a surrogate pair above U+FFFF), so that escaped JSON
+    output still parses to the same text."""
     code = ord(char)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def neutralise(text: str, *, keep: str = "\n\t") -> str:
