@@ -108,14 +108,18 @@ class StoreError(MemfoldError):
 class StoreLockedError(StoreError):
     """Another process holds the store for writing."""
 
-    def __init__(self, path: str, pid: int | None) -> None:
+    def __init__(self, path: str, pid: int | None, *, reader: bool = False) -> None:
         who = f"process {pid}" if pid else "another process"
-        super().__init__(
-            f"store {path} is held for writing by {who}",
-            hint="stop that process, or point --store / MEMFOLD_STORE at another directory",
-        )
+        if reader:  # DuckDB lets no writer in while any other process has the file open
+            message = (f"store {path} is open for reading by {who} (a `memfold sql` query or a "
+                       "read-only open); a writer cannot open it until that reader closes")
+        else:
+            message = f"store {path} is held for writing by {who}"
+        super().__init__(message, hint="stop that process, or point --store / MEMFOLD_STORE "
+                                       "at another directory")
         self.path = path
         self.pid = pid
+        self.reader = reader
 
 
 class StoreClosedError(StoreError):

@@ -116,7 +116,14 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
 
         db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
         try:
-            index = ChromaVectorIndex(directory / CHROMA_DIR, cleanup=not read_only)
+            db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
+        except StoreLockedError as exc:
+            if lock is None:
+                raise
+            # we hold the writer lock, so whoever holds DuckDB's lock is a reader
+            raise StoreLockedError(str(directory), exc.pid, reader=True) from exc
+        try:
+            index = _reader_index(directory) if read_only else _chroma_index(directory, cleanup=True)
         except StoreError:
             db.close()
             raise
