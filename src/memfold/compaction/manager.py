@@ -167,9 +167,9 @@ class ConversationManager:
             run.folds += 1
             return
         turns = run.working[:count]
-        episode = self.compactor.compact_episode(
+        episode = without_reference_content(self.compactor.compact_episode(
             turns, episode_id=run.next_episode_id, turn_range=(start, start + count - 1),
-            user_id=run.state.user_id)
+            user_id=run.state.user_id), turns)
         run.next_episode_id += 1
         run.working = run.working[count:]
         run.folded_out.extend(turns)
@@ -186,7 +186,8 @@ class ConversationManager:
         while len(run.episodes) >= s.l2_max_episodes:
             oldest = run.episodes[: s.l2_max_episodes // 2]
             run.episodes = run.episodes[s.l2_max_episodes // 2:]
-            semantic = self.compactor.distil(oldest, run.semantic)
+            semantic = only_from_episodes(self.compactor.distil(oldest, run.semantic),
+                                          run.semantic, oldest)
             run.semantic, evicted = enforce_cap(semantic, s)
             run.distilled.extend(oldest)
             run.distils += 1
@@ -219,6 +220,54 @@ class ConversationManager:
 
 
 # ---- L3 cap and archive rows -------------------------------------------------------------
+# ---- structural trust: reference content never becomes memory -------------------------
+REFERENCE_ROLES = frozenset({"tool", "document"})
+
+
+def without_reference_content(episode: Episode, turns: list[Message]) -> Episode:
+    """Tool output and documents never become an L2 note, decision or ruled-out approach,
+    whatever any compactor wrote and whether or not a pattern flagged them: a fetched page
+    that says "the user is a minor" stays quoted reference content in the archive (and a
+    tool's answer in ``tool_results``), never a memory about the user. A model-written
+    summary of a window that held reference content is replaced by the kept notes."""
+    reference = {turn.msg_id for turn in turns if turn.role in REFERENCE_ROLES}
+    if not reference:
+        return episode
+
+    def trusted(sources: list[str]) -> bool:
+        return bool(set(sources) - reference)
+
+    notes = [n for n in episode.notes if trusted(n.sources)]
+    return episode.model_copy(update={
+        "notes": notes,
+        "decisions": [d for d in episode.decisions if trusted(d.sources)],
+        "eliminated": [e for e in episode.eliminated if trusted(e.sources)],
+        "summary": " ".join(n.text for n in notes[:3]),
+        "sources": [src for src in episode.sources if src not in reference]})
+
+
+def only_from_episodes(distilled: SemanticMemory, before: SemanticMemory,
+                       episodes: list[Episode]) -> SemanticMemory:
+    """L3 distils L2, nothing else: a new fact, pattern or decision must cite a source of
+    the episodes' own notes or decisions (so nothing a model read in ``tool_results`` or made
+    up arrives in L3); what L3 already held is kept as it was."""
+    allowed = {src for e in episodes for item in [*e.notes, *e.decisions, *e.eliminated]
+               for src in item.sources}
+    old = {n.text for n in [*before.facts, *before.patterns, *before.open_questions]}
+    old_decisions = {d.decision for d in before.decisions}
+
+    def keep(text: str, sources: list[str], known: set[str]) -> bool:
+        return text in known or bool(set(sources) & allowed)
+
+    return distilled.model_copy(update={
+        "facts": [n for n in distilled.facts if keep(n.text, n.sources, old)],
+        "patterns": [n for n in distilled.patterns if keep(n.text, n.sources, old)],
+        "open_questions": [n for n in distilled.open_questions if keep(n.text, n.sources, old)],
+        "decisions": [d for d in distilled.decisions if keep(d.decision, d.sources, old_decisions)],
+        "eliminated_approaches": [e for e in distilled.eliminated_approaches
+                                  if keep(e.approach, e.sources, {x.approach for x in before.eliminated_approaches})]})
+
+
 def enforce_cap(sem: SemanticMemory, settings: FoldSettings) -> tuple[SemanticMemory, list[Note]]:
     """Keep L3 within ``semantic_store_cap`` unpinned facts+patterns (and as many history notes).
 

@@ -95,8 +95,20 @@ class TrustVerdict:
     evidence: tuple[str, ...]
 
 
+def normalised(text: str) -> str:
+    """The text the cues are matched on: NFKC (full-width ｉｇｎｏｒｅ -> ignore, ligatures
+    split) without format characters (zero-width spaces and joiners, bidi controls, soft
+    hyphens) that would otherwise break a word in two for the patterns."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+
+
 def assess(text: str) -> TrustVerdict:
-    """Count strong and weak instruction cues in ``text`` (case-insensitive)."""
+    """Count strong and weak instruction cues in ``text`` (case-insensitive), after
+    :func:`normalised` so that disguised spellings meet the same patterns."""
+    text = normalised(text)
     evidence: list[str] = []
     strong = weak = 0
     for pattern in _STRONG_RE:
