@@ -28,6 +28,7 @@ from memfold.compaction.base import Compactor, FoldOutcome, FoldSettings
 from memfold.compaction.offline import OfflineCompactor, episode_notes
 from memfold.errors import InvalidInputError
 from memfold.models import ArchiveItem, Episode, FoldState, Message, Note, SemanticMemory
+from memfold.sensitive import has_secret
 from memfold.tokens import TokenCounter, default_counter
 
 _SUMMARY_LINE_RE = re.compile(r"^- (?P<text>.+) \[(?P<sources>[^\[\]]+)\] \((?P<imp>[0-9.]+)\)$")
@@ -250,13 +251,16 @@ def only_from_episodes(distilled: SemanticMemory, before: SemanticMemory,
                        episodes: list[Episode]) -> SemanticMemory:
     """L3 distils L2, nothing else: a new fact, pattern or decision must cite a source of
     the episodes' own notes or decisions (so nothing a model read in ``tool_results`` or made
-    up arrives in L3); what L3 already held is kept as it was."""
+    up arrives in L3); what L3 already held is kept as it was. No L3 item may hold a
+    secret (``memfold.sensitive``)."""
     allowed = {src for e in episodes for item in [*e.notes, *e.decisions, *e.eliminated]
                for src in item.sources}
     old = {n.text for n in [*before.facts, *before.patterns, *before.open_questions]}
     old_decisions = {d.decision for d in before.decisions}
 
     def keep(text: str, sources: list[str], known: set[str]) -> bool:
+        if has_secret(text):  # a password or an id is never durable knowledge
+            return False
         return text in known or bool(set(sources) & allowed)
 
     return distilled.model_copy(update={

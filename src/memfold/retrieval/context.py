@@ -61,6 +61,7 @@ from memfold.models import (
     RecallItem,
 )
 from memfold.retrieval.recall import Retriever, profile_recall_item
+from memfold.sensitive import has_secret, redact
 from memfold.textsafety import label, neutralise, quote
 from memfold.tokens import TokenCounter, default_counter
 
@@ -99,6 +100,9 @@ class ContextSettings(BaseModel):
     max_recall_k: int = Field(default=200, ge=1)
     episodes: int = Field(default=5, ge=0)
     profile_cap: int = Field(default=30, ge=0)
+    # passwords, PINs, ids, card and account numbers, API keys shown as "[redacted KIND]"
+    # (memfold.sensitive); the raw log keeps them. Off only where the agent must see them.
+    redact_secrets: bool = True
 
 
 SYSTEM_SECTIONS = ("semantic", "profile", "episodes", "recalled")  # placement order
@@ -208,6 +212,8 @@ class ContextBuilder:
         units = [*working, *self._recalled_units(query, user_id, recalled, budget_tokens),
                  *self._profile_units(user_id, recalled), *self._semantic_units(state, recalled),
                  *self._episode_units(state)]
+        if self.settings.redact_secrets:
+            redact_units(units)  # before packing: the budget counts the redacted lines
         packer = _Packer(self.counter, budget_tokens - preamble - 2)
         for unit in sorted(units, key=_priority):
             packer.offer(unit, working)
@@ -275,6 +281,18 @@ class ContextBuilder:
         messages (never all of the user's chunks: that grows with the history)."""
         sources = [s for item in items if item.meta.get("kind") == "document" for s in item.sources]
         return self.retriever.stores.documents.by_sources(user_id, sources, min_layer=2) if sources else []
+
+
+def redact_units(units: Sequence[_Unit]) -> None:
+    """Every line and item a unit may contribute, with its secrets redacted (in place: the
+    working turns are the same objects in the packer's list of live turns)."""
+    for unit in units:
+        unit.choices = [(redact(line), None if item is None else redact_item(item))
+                        for line, item in unit.choices]
+
+
+def redact_item(item: RecallItem) -> RecallItem:
+    return item.model_copy(update={"text": redact(item.text)}) if has_secret(item.text) else item
 
 
 def _priority(unit: _Unit) -> tuple[float, int, int]:

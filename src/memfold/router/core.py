@@ -20,6 +20,7 @@ from memfold.llm.cues import content_sentences, is_bookkeeping
 from memfold.models import Message, RouteDecision
 from memfold.router.apply import fact_refusal
 from memfold.router.trust import INSTRUCTION_FLAG, assess
+from memfold.sensitive import SECRET_FLAG, find_secrets, is_secret_fact
 
 REFERENCE_ROLES = frozenset({"tool", "document"})
 
@@ -39,7 +40,8 @@ class Router:
         """One decision per message, in order (the backend sees the whole batch)."""
         contexts = list(contexts) if contexts is not None else [RouteContext() for _ in messages]
         decisions = self.backend.route_many(messages, contexts)
-        return [self._guard(message, decision) for message, decision in zip(messages, decisions)]
+        return [_guard_secrets(message, self._guard(message, decision))
+                for message, decision in zip(messages, decisions)]
 
     def _guard(self, message: Message, decision: RouteDecision) -> RouteDecision:
         if message.role in REFERENCE_ROLES:
@@ -81,3 +83,24 @@ class Router:
             "facts": [], "flags": [*decision.flags, INSTRUCTION_FLAG],
             "reasons": [*decision.reasons,
                         "trust: instruction-like: " + "; ".join(verdict.evidence[:3])]})
+
+
+def _guard_secrets(message: Message, decision: RouteDecision) -> RouteDecision:
+    """A password, PIN, national id, card number, account number or API key in a message
+    flags it ``secret`` and never becomes a profile fact (the raw log keeps the message)."""
+    secrets = find_secrets(message.text)
+    if not secrets:
+        return decision
+    values = tuple(message.text[s.start:s.end] for s in secrets)
+    kept, reasons = [], list(decision.reasons)
+    for fact in decision.facts:
+        if is_secret_fact(fact.key, fact.value, values):
+            reasons.append(f"secret: dropped {fact.subject}.{fact.key} (holds a {secrets[0].kind})")
+        else:
+            kept.append(fact)
+    kinds = sorted({s.kind for s in secrets})
+    flags = decision.flags if SECRET_FLAG in decision.flags else [*decision.flags, SECRET_FLAG]
+    return decision.model_copy(update={
+        "facts": kept, "flags": flags,
+        "kind": "NONE" if decision.kind == "FACT" and not kept else decision.kind,
+        "reasons": [*reasons, f"secret: the message holds {', '.join(kinds)}"]})
