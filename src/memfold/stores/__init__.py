@@ -114,7 +114,6 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
         from memfold.stores.chroma import ChromaVectorIndex
         from memfold.stores.duckdb import DuckDBDatabase
 
-        db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
         try:
             db = DuckDBDatabase(directory / DB_FILE, read_only=read_only)
         except StoreLockedError as exc:
@@ -123,7 +122,7 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
             # we hold the writer lock, so whoever holds DuckDB's lock is a reader
             raise StoreLockedError(str(directory), exc.pid, reader=True) from exc
         try:
-            index = _reader_index(directory) if read_only else _chroma_index(directory, cleanup=True)
+            index = ChromaVectorIndex(directory / CHROMA_DIR, cleanup=not read_only)
         except StoreError:
             db.close()
             raise
