@@ -111,7 +111,6 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
     else:
         lock = WriterLock(directory)
     try:
-        from memfold.stores.chroma import ChromaVectorIndex
         from memfold.stores.duckdb import DuckDBDatabase
 
         try:
@@ -122,7 +121,7 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
             # we hold the writer lock, so whoever holds DuckDB's lock is a reader
             raise StoreLockedError(str(directory), exc.pid, reader=True) from exc
         try:
-            index = ChromaVectorIndex(directory / CHROMA_DIR, cleanup=not read_only)
+            index = _reader_index(directory) if read_only else _chroma_index(directory, cleanup=True)
         except StoreError:
             db.close()
             raise
@@ -131,6 +130,21 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
             lock.close()
         raise
     return duckdb_stores(db, index, lock=lock, directory=directory, read_only=read_only)
+
+
+def _chroma_index(directory: Path, *, cleanup: bool) -> VectorIndex:
+    from memfold.stores.chroma import ChromaVectorIndex
+
+    return ChromaVectorIndex(directory / CHROMA_DIR, cleanup=cleanup)
+
+
+def _reader_index(directory: Path) -> VectorIndex:
+    """A reader's index opens Chroma (~1 s of imports) only when a command needs vectors;
+    its count comes from Chroma's SQLite file while it is closed."""
+    from memfold.stores.lazy_index import LazyVectorIndex, chroma_vector_count
+
+    return LazyVectorIndex(lambda: _chroma_index(directory, cleanup=False),
+                           count_unopened=lambda: chroma_vector_count(directory / CHROMA_DIR))
 
 
 __all__ = ["CHROMA_DIR", "DB_FILE", "Stores", "WriterLock", "duckdb_stores", "holder_pid",

@@ -17,9 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from memfold.models import (
     ArchiveItem,
@@ -30,6 +28,9 @@ from memfold.models import (
     ProfileChange,
     ProfileFact,
 )
+
+if TYPE_CHECKING:  # annotations only: a store opened for `memfold stats` never loads numpy
+    import numpy as np
 
 
 @runtime_checkable
