@@ -12,8 +12,35 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# The public records, importable from the top level (``from memfold import Message``);
+# loaded on first use so that ``import memfold`` stays light.
+_RECORDS = ("Message", "ProfileFact", "ProfileChange", "Event", "RecallItem", "RecallResult",
+            "Context", "ContextSection", "Explanation", "IngestReport", "Rejection",
+            "RouteDecision", "ForgetReport", "FoldState", "Episode", "SemanticMemory", "Note")
+
 if TYPE_CHECKING:
+    from memfold.api import MemoryAPI
+    from memfold.client import MemoryClient
     from memfold.memory import Memory
+    from memfold.models import (
+        Context,
+        ContextSection,
+        Episode,
+        Event,
+        Explanation,
+        FoldState,
+        ForgetReport,
+        IngestReport,
+        Message,
+        Note,
+        ProfileChange,
+        ProfileFact,
+        RecallItem,
+        RecallResult,
+        Rejection,
+        RouteDecision,
+        SemanticMemory,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -22,7 +49,19 @@ def __getattr__(name: str) -> Any:
         from memfold.memory import Memory
 
         return Memory
-    raise AttributeError(name)
+    if name == "MemoryClient":
+        from memfold.client import MemoryClient
+
+        return MemoryClient
+    if name == "MemoryAPI":
+        from memfold.api import MemoryAPI
+
+        return MemoryAPI
+    if name in _RECORDS:
+        from memfold import models
+
+        return getattr(models, name)
+    raise AttributeError(f"module 'memfold' has no attribute {name!r}")
 
 
-__all__ = ["Memory", "__version__"]
+__all__ = ["Memory", "MemoryAPI", "MemoryClient", *_RECORDS, "__version__"]

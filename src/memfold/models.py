@@ -8,6 +8,7 @@ Data only: behaviour lives behind the protocols in ``stores/``, ``llm/``, ``rout
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ Granularity = Literal["instant", "day", "week", "month", "year"]
 
 # ids travel through SQL parameters, Chroma ids and file names: keep them printable.
 _ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,256}$")
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})  # invisible or layout-changing
 
 
 def utcnow() -> datetime:
@@ -28,11 +30,34 @@ def utcnow() -> datetime:
 
 
 def _check_id(value: str, name: str) -> str:
+    """A display id (speaker, subject, key): surrounding whitespace is not part of it."""
     value = value.strip() if isinstance(value, str) else value
     if not value:
         raise ValueError(f"{name} must be a non-empty string")
     if not _ID_RE.match(value):
         raise ValueError(f"{name} must be 1-256 printable characters")
+    return _check_utf8(value, name)
+
+
+def check_identity(value: object, name: str = "user_id") -> str:
+    """An identity (user_id, msg_id, session_id) is exactly its characters, NFC-normalised.
+
+    Two ids that differ only by whitespace ("alice", "alice\u00a0", "\u2003alice") must
+    never name the same data, so such an id is refused with a clear error instead of being
+    stripped into another one; so are control and format characters (zero-width, bidi),
+    which make two different ids look alike. NFC makes a composed and a decomposed "é" one id.
+    """
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty string")
+    value = unicodedata.normalize("NFC", value)
+    if value != value.strip():
+        raise ValueError(f"{name} {value!r} has leading or trailing whitespace "
+                         "(ids are exact: remove it, memfold will not strip it for you)")
+    hidden = sorted({f"U+{ord(c):04X}" for c in value if unicodedata.category(c) in _HIDDEN})
+    if hidden:
+        raise ValueError(f"{name} {value!r} holds control or format characters ({', '.join(hidden)})")
+    if len(value) > 256:
+        raise ValueError(f"{name} must be at most 256 characters")
     return _check_utf8(value, name)
 
 
@@ -49,7 +74,10 @@ def _check_utf8(value: str, name: str) -> str:
 def _aware(value: datetime, name: str) -> datetime:
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise ValueError(f"{name} must carry a timezone (e.g. 2023-05-08T13:56:00Z)")
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+14:00 is before year 1 in UTC
+        raise ValueError(f"{name} {value.isoformat()} is outside the years 1-9999 in UTC") from None
 
 
 class Record(BaseModel):
@@ -70,9 +98,14 @@ class Message(Record):
     ts: datetime
     meta: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("msg_id", "user_id", "session_id", "speaker")
+    @field_validator("msg_id", "user_id", "session_id")
     @classmethod
-    def _ids(cls, value: str, info: Any) -> str:
+    def _identity(cls, value: str, info: Any) -> str:
+        return check_identity(value, info.field_name)
+
+    @field_validator("speaker")
+    @classmethod
+    def _speaker(cls, value: str, info: Any) -> str:
         return _check_id(value, info.field_name)
 
     @field_validator("text")
@@ -114,7 +147,12 @@ class ProfileFact(Record):
     updated_at: datetime = Field(default_factory=utcnow)
     category: str | None = None
 
-    @field_validator("user_id", "subject", "key")
+    @field_validator("user_id")
+    @classmethod
+    def _identity(cls, value: str, info: Any) -> str:
+        return check_identity(value, info.field_name)
+
+    @field_validator("subject", "key")
     @classmethod
     def _ids(cls, value: str, info: Any) -> str:
         return _check_id(value, info.field_name)

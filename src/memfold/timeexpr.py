@@ -415,7 +415,10 @@ def _matches(text: str, ctx: _Ctx) -> list[tuple[int, int, TimeRef]]:
     found: list[tuple[int, int, TimeRef]] = []
     for pattern, handler in _RULES:
         for match in pattern.finditer(text):
-            resolved = handler(match, ctx)
+            try:
+                resolved = handler(match, ctx)
+            except (OverflowError, ValueError):  # "yesterday" on 0001-01-01: no such date
+                resolved = None
             if resolved is not None:
                 found.append((match.start(), -(match.end() - match.start()), resolved))
     found.sort(key=lambda item: (item[0], item[1]))

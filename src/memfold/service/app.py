@@ -234,7 +234,7 @@ def _require_message_scope(service: _Service, key: ApiKey, messages: list[Any]) 
     for message in messages:
         user_id = message.get("user_id") if isinstance(message, dict) else None
         if isinstance(user_id, str):  # without one, the store rejects the message itself
-            service.keys.require(key, user_id.strip())
+            service.keys.require(key, user_id)  # exact: ids are never stripped
 
 
 def _add_read_routes(app: FastAPI, service: _Service) -> None:
@@ -311,12 +311,14 @@ def _add_listing_routes(app: FastAPI, service: _Service) -> None:
         if user_id is not None:
             service.keys.require(key, user_id)
         chosen = [user_id] if user_id is not None else [u for u in memory.users() if key.allows(u)]
-        return StreamingResponse(_ndjson(memory, chosen), media_type="application/x-ndjson")
+        # started here, not in the stream: a bad user id is a 422 before the 200 is sent
+        exports = [memory.export(u) for u in chosen]
+        return StreamingResponse(_ndjson(exports), media_type="application/x-ndjson")
 
 
-def _ndjson(memory: MemoryAPI, users: list[str]) -> Iterator[bytes]:
-    for user_id in users:
-        for record in memory.export(user_id):
+def _ndjson(exports: list[Iterator[dict[str, Any]]]) -> Iterator[bytes]:
+    for records in exports:
+        for record in records:
             yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
 
