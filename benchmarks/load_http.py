@@ -796,12 +796,12 @@ def mix_text(mix: dict[str, float]) -> str:
 
 def table(results: dict[str, Any]) -> str:
     """The printed summary: one row per phase and operation."""
-    lines = [f"{'phase':<26}{'op':<9}{'requests':>9}{'errors':>7}{'req/s':>8}"
+    lines = [f"{'phase':<28}{'op':<9}{'requests':>9}{'errors':>7}{'req/s':>8}"
              f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"]
     for name in LOAD_PHASES:
         for op, row in results[name]["latency"].items():
             ms = "".join(f"{row[key]:>9.1f}" for key in ("p50_ms", "p95_ms", "p99_ms", "max_ms"))
-            lines.append(f"{name:<26}{op:<9}{row['requests']:>9}{row['errors']:>7}"
+            lines.append(f"{name:<28}{op:<9}{row['requests']:>9}{row['errors']:>7}"
                          f"{row['per_s']:>8.1f}{ms}")
     lines.append(f"mix: {results['config']['mix_text']}; open-loop latency runs from each "
                  "request's scheduled time")
