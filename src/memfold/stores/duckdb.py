@@ -130,9 +130,16 @@ def translate(exc: duckdb.Error, path: str) -> StoreError:
     if isinstance(exc, duckdb.ConnectionException) and "closed" in text.lower():
         return StoreClosedError(f"the store {path} was used after close()")
     if isinstance(exc, duckdb.SerializationException | duckdb.FatalException) or (
-            isinstance(exc, duckdb.IOException) and "not a valid DuckDB database" in text):
-        return StoreCorruptError(f"cannot read {path}: {text}")
+            isinstance(exc, duckdb.IOException) and "not a valid DuckDB database" in text) or (
+            "Corrupt database file" in text or "checksum" in text.lower()):
+        return StoreCorruptError(f"cannot read {path}: {text}", hint=RECOVERY_HINT)
     return StoreError(f"DuckDB failed on {path}: {text}")
+
+
+RECOVERY_HINT = ("the DuckDB file is damaged: copy out what still reads with `memfold export "
+                 "--out dump.jsonl` and `memfold --store NEW import dump.jsonl`, or restore a "
+                 "backup; writes stay refused until corrupt.json in the store is removed")
+CORRUPT_MARKER = "corrupt.json"
 
 
 def _is_conflict(exc: duckdb.Error) -> bool:
@@ -149,6 +156,7 @@ class DuckDBDatabase:
         self.conflict_retries = CONFLICT_RETRIES
         self.retry_pause_s = 0.005  # grows linearly per attempt
         self._depth = 0
+        self.corrupt: StoreCorruptError | None = None
         self._seq: dict[str, int] = {}
         self._conn: duckdb.DuckDBPyConnection | None = None
         if self.in_memory and read_only:
@@ -157,6 +165,7 @@ class DuckDBDatabase:
             raise StoreError(f"no memfold database at {self.path}")
         if not read_only:  # a rewrite cut short by a crash leaves its copy behind
             _remove_db_files(Path(self.path + ".rewrite"))
+            self._refuse_if_marked_corrupt()
         self._conn = self._connect()
         if not read_only:
             self._create_schema()
@@ -165,6 +174,31 @@ class DuckDBDatabase:
     @property
     def in_memory(self) -> bool:
         return self.path == ":memory:"
+
+    # -- integrity: a damaged file acknowledges no write ---------------------------
+
+    def _marker(self) -> Path | None:
+        return None if self.in_memory else Path(self.path).parent / CORRUPT_MARKER
+
+    def _refuse_if_marked_corrupt(self) -> None:
+        marker = self._marker()
+        if marker is not None and marker.exists():
+            raise StoreCorruptError(f"{self.path} failed an integrity check earlier "
+                                    f"({marker.read_text(errors='replace')[:300]}); writes are refused",
+                                    hint=RECOVERY_HINT)
+
+    def _latched(self, error: StoreError) -> StoreError:
+        """The first corrupt read of a writer marks the store (durably) so that neither this
+        process nor a later one acknowledges a write the file may not be able to give back."""
+        if isinstance(error, StoreCorruptError) and not self.read_only:
+            self.corrupt = error
+            marker = self._marker()
+            if marker is not None and not marker.exists():
+                try:
+                    marker.write_text(json.dumps({"error": str(error.args[0])[:2000]}))
+                except OSError:
+                    pass  # the in-process latch still holds; the next open re-detects it
+        return error
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         try:
@@ -210,7 +244,7 @@ class DuckDBDatabase:
                     return self._connection().execute(sql, params)
                 except duckdb.Error as exc:
                     if self._depth or not _is_conflict(exc) or attempt == self.conflict_retries:
-                        raise translate(exc, self.path) from exc
+                        raise self._latched(translate(exc, self.path)) from exc
                 time.sleep(self.retry_pause_s * (attempt + 1))
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -221,7 +255,7 @@ class DuckDBDatabase:
             try:
                 self._connection().executemany(sql, rows)
             except duckdb.Error as exc:
-                raise translate(exc, self.path) from exc
+                raise self._latched(translate(exc, self.path)) from exc
 
     def bulk_insert(self, table: str, columns: Sequence[tuple[str, str]],
                     rows: Sequence[Sequence[Any]], *, verb: str = "INSERT",
@@ -243,7 +277,7 @@ class DuckDBDatabase:
             try:
                 return self.execute(sql, params).fetchall()
             except duckdb.Error as exc:
-                raise translate(exc, self.path) from exc
+                raise self._latched(translate(exc, self.path)) from exc
 
     def next_seq(self, table: str, n: int = 1) -> int:
         """First of ``n`` fresh insertion numbers for ``table`` (gaps after rollback are fine)."""
@@ -269,6 +303,9 @@ class DuckDBDatabase:
                 finally:
                     self._depth -= 1
                 return
+            if self.corrupt is not None:
+                raise StoreCorruptError(f"{self.path} failed an integrity check; writes are refused "
+                                        f"({self.corrupt.args[0]})", hint=RECOVERY_HINT)
             self.execute("BEGIN TRANSACTION")
             self._depth = 1
             try:
@@ -290,8 +327,8 @@ class DuckDBDatabase:
     def _rollback(self) -> None:
         try:
             self._connection().execute("ROLLBACK")
-        except duckdb.TransactionException:
-            pass  # DuckDB already ended the failed transaction: nothing left to undo
+        except (duckdb.TransactionException, duckdb.FatalException):
+            pass  # DuckDB already ended (or, on a fatal error, invalidated) the transaction
 
     def run(self, work: Callable[[], T], retries: int | None = None) -> T:
         """Run ``work`` in a transaction, replaying it when a write conflict aborts it."""
