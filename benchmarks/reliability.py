@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reliability"))
 import rel_badinput  # noqa: E402
 import rel_concurrency  # noqa: E402
 import rel_erasure  # noqa: E402
+import rel_hardening  # noqa: E402
 import rel_isolation  # noqa: E402
 import rel_poisoning  # noqa: E402
 from rel_harness import Zygote  # noqa: E402
@@ -32,9 +33,11 @@ from rel_harness import Zygote  # noqa: E402
 from memfold.bench.report import run_metadata, write_json  # noqa: E402
 
 FULL = {"kills": 50, "writer_tries": 20, "thread_iterations": 25, "isolation_ops": 10_000,
-        "erasure_sizes": (100, 500, 2000), "minilm": True}
+        "erasure_sizes": (100, 500, 2000), "minilm": True, "identity_ops": 2_000,
+        "erasure_after_use_runs": 10, "bad_value_batches": 500}
 QUICK = {"kills": 3, "writer_tries": 4, "thread_iterations": 2, "isolation_ops": 200,
-         "erasure_sizes": (30,), "minilm": False}
+         "erasure_sizes": (30,), "minilm": False, "identity_ops": 100,
+         "erasure_after_use_runs": 1, "bad_value_batches": 20}
 
 
 def _timed(name: str, work: Any, results: dict[str, Any], out: Path) -> None:
@@ -77,6 +80,27 @@ def _in_process(counts: dict[str, Any], results: dict[str, Any], out: Path, tmp:
         _timed("6_tenant_isolation_minilm", lambda: rel_isolation.isolation(
             str(tmp / "t6m"), operations=1000, seed=66, embedder="minilm"), results, out)
     _timed("9_bad_input", lambda: rel_badinput.bad_input(str(tmp / "t9")), results, out)
+    _hardening(counts, results, out, tmp)
+
+
+def _hardening(counts: dict[str, Any], results: dict[str, Any], out: Path, tmp: Path) -> None:
+    """Rows 10-17: the issue 17 properties (payload lists shared with their tests)."""
+    from test_prompt_fields import PAYLOADS as FIELD_PAYLOADS
+    from test_reference_content import PAYLOADS as REFERENCE_PAYLOADS
+    from test_reference_content import USER_TURNS
+    from test_secrets import SECRET_TURNS
+
+    _timed("10_identity", lambda: rel_hardening.identity(counts["identity_ops"]), results, out)
+    _timed("11_prompt_fields", lambda: rel_hardening.prompt_fields(FIELD_PAYLOADS), results, out)
+    _timed("12_reference_content", lambda: rel_hardening.reference_content(
+        REFERENCE_PAYLOADS, USER_TURNS), results, out)
+    _timed("13_secrets", lambda: rel_hardening.secrets(SECRET_TURNS), results, out)
+    _timed("14_sql_limits", lambda: rel_hardening.sql_limits(str(tmp / "t14")), results, out)
+    _timed("15_erasure_after_use", lambda: rel_hardening.erasure_after_use(
+        str(tmp / "t15"), counts["erasure_after_use_runs"]), results, out)
+    _timed("16_corrupt_stores", lambda: rel_hardening.corrupt_stores(str(tmp / "t16")), results, out)
+    _timed("17_bad_values", lambda: rel_hardening.bad_values(counts["bad_value_batches"]), results, out)
+    _timed("18_terminal", lambda: rel_hardening.terminal(str(tmp / "t18")), results, out)
 
 
 def main() -> None:
@@ -84,7 +108,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small counts (smoke run)")
     parser.add_argument("--out", type=Path,
                         default=ROOT / "benchmarks" / "results" / "reliability.json")
-    parser.add_argument("--only", choices=["crash", "inprocess"], default=None)
+    parser.add_argument("--only", choices=["crash", "inprocess", "hardening"], default=None)
     args = parser.parse_args()
     counts = QUICK if args.quick else FULL
     command = "python benchmarks/reliability.py" + (" --quick" if args.quick else "")
@@ -98,6 +122,8 @@ def main() -> None:
             _crash(counts, results, args.out, Path(tmp))
         if args.only in (None, "inprocess"):
             _in_process(counts, results, args.out, Path(tmp))
+        if args.only == "hardening":
+            _hardening(counts, results, args.out, Path(tmp))
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     write_json(args.out, results)
     print(f"[reliability] wrote {args.out} in {results['total_seconds']} s")

@@ -24,9 +24,12 @@ SECRET_TURNS = {
     "s5": ("Our API key is sk-ant-api03-Zq8x7Vb2Nm4Lk9Jh6Gf5Ds3", ["sk-ant-api03-Zq8x7Vb2Nm4Lk9Jh6Gf5Ds3"]),
     "s6": ("My IBAN is GB82 WEST 1234 5698 7654 32 for the refund.", ["GB82 WEST 1234 5698 7654 32"]),
 }
-ORDINARY = ["I moved to Lisbon last spring.", "My password is too short, I need a longer one.",
-            "I work as a nurse at Santa Maria.", "We decided to take the train to Porto.",
-            "My sister Rita is a violinist.", "I prefer window seats."]
+ORDINARY = ["I moved to Lisbon last spring and I really love the tram rides along the river.",
+            "My password is too short, I need a longer one before the bank locks me out again.",
+            "I work as a nurse at Santa Maria hospital, mostly night shifts in cardiology.",
+            "We decided to take the train to Porto because the bus takes far too long.",
+            "My sister Rita is a violinist who plays with the Gulbenkian orchestra.",
+            "I prefer window seats on long trains, and an aisle seat on planes."]
 POSITIVES = ["wifi password: Blue-Fox-77", "the alarm code is 4455 and my PIN is 1234",
              "passport number is X1234567", "my social security number is 123-45-6789",
              "token = ghp_abcdefghijklmnopqrstuvwxyz0123456789", "AWS key AKIAABCDEFGHIJKLMNOP",
@@ -36,15 +39,21 @@ NEGATIVES = ["I need to reset my password", "The token is expired", "I forgot my
              "my PIN number is required at the bank", "I ran 21 km in 1:58:30"]
 
 
+FOLD = {"l1_max_turns": 4, "min_turns_before_fold": 0, "l2_max_episodes": 2}  # L3 fills up
+
+
 def _memory(**context) -> Memory:
-    settings = Settings(embedder="hashing", backend="offline", context=context)
+    settings = Settings(embedder="hashing", backend="offline", context=context, fold=FOLD)
     return Memory.in_memory(settings, embedder=HashingEmbedder())
 
 
 def _ingest(memory: Memory) -> None:
-    turns = [(i, t) for i, (t, _) in SECRET_TURNS.items()] + [(f"o{n}", t) for n, t in enumerate(ORDINARY)]
-    memory.ingest_many([{"msg_id": i, "user_id": "ana", "speaker": "Ana", "role": "user", "text": t,
-                         "ts": (T0 + timedelta(minutes=n)).isoformat()} for n, (i, t) in enumerate(turns)])
+    secret = [(i, t) for i, (t, _) in SECRET_TURNS.items()]
+    ordinary = [(f"o{n}", t) for n, t in enumerate(ORDINARY)]
+    turns = [turn for pair in zip(secret, ordinary) for turn in pair] + secret[len(ordinary):]
+    for n, (msg_id, text) in enumerate(turns):  # one by one, as an assistant ingests turns
+        memory.ingest({"msg_id": msg_id, "user_id": "ana", "speaker": "Ana", "role": "user",
+                       "text": text, "ts": (T0 + timedelta(minutes=n)).isoformat()})
     memory.fold("ana")
 
 
@@ -64,6 +73,7 @@ def test_secrets_never_become_profile_facts_or_l3_notes_and_are_flagged():
     facts = " ".join(f"{f.key}={f.value}" for f in memory.profile("ana"))
     semantic = memory.semantic("ana")
     l3 = " ".join(n.text for n in [*semantic.facts, *semantic.patterns, *semantic.history])
+    assert semantic.facts, "L3 must have distilled something, or this test proves nothing"
     for value in _values():
         assert value not in facts and value not in l3
     for msg_id, (text, _) in SECRET_TURNS.items():
@@ -110,3 +120,15 @@ def test_detector_finds(text):
 @pytest.mark.parametrize("text", NEGATIVES)
 def test_detector_leaves_ordinary_text_alone(text):
     assert redact(text) == text
+
+
+def test_the_distil_guard_drops_an_l3_note_that_holds_a_secret():
+    from memfold.compaction.manager import only_from_episodes
+    from memfold.models import Episode, Note, SemanticMemory
+
+    note = Note(text="Ana: my bank password is hunter2", sources=["s1"], importance=0.9)
+    plain = Note(text="Ana: I moved to Lisbon", sources=["o1"], importance=0.9)
+    episode = Episode(episode_id=1, user_id="ana", turn_range=(0, 1), summary="", notes=[note, plain])
+    distilled = SemanticMemory(user_id="ana", facts=[note, plain])
+    kept = only_from_episodes(distilled, SemanticMemory(user_id="ana"), [episode])
+    assert [n.text for n in kept.facts] == ["Ana: I moved to Lisbon"]
