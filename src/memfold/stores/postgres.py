@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -73,6 +74,10 @@ if TYPE_CHECKING:
     from memfold.stores.base import VectorIndex
 
 SCHEMA_VERSION = 1
+T = TypeVar("T")
+# A deadlock or serialization failure rolls the whole transaction back: replay it this many
+# times (pausing 5, 10, 15 ... ms) before WriteConflictError reaches the caller.
+CONFLICT_RETRIES = 4
 # Key of the advisory lock that serialises migrations (any constant; "memfold" in ASCII).
 MIGRATION_LOCK = 0x6D656D666F6C64
 USER_TABLES = ("messages", "profile", "profile_changes", "events", "documents", "archive",
@@ -304,6 +309,26 @@ class PostgresDatabase:
         if getattr(self._local, "conn", None) is None:
             raise StoreError("advisory_lock() must be called inside a transaction")
         self.fetchall("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [json.dumps(key)])
+
+    def user_lock(self, user_ids: Sequence[str]) -> None:
+        """Serialise the writes of these users across every replica until the transaction
+        ends: each takes the same locks, in the same (sorted) order, so two batches naming
+        the same users wait for each other instead of deadlocking."""
+        for user_id in sorted(set(user_ids)):
+            self.advisory_lock("user", user_id)
+
+    def run(self, work: Callable[[], T], retries: int = CONFLICT_RETRIES) -> T:
+        """Run ``work`` in a transaction, replaying it when a deadlock or serialization
+        failure aborts it (the database rolled everything back, so a replay is safe)."""
+        for attempt in range(retries + 1):
+            try:
+                with self.transaction():
+                    return work()
+            except WriteConflictError:
+                if self.in_transaction or attempt == retries:  # an outer block owns the retry
+                    raise
+            time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- transactions ------------------------------------------------------------------
 
@@ -918,15 +943,33 @@ class PostgresArchiveLog:
     def count_unindexed(self) -> int:
         return int(self.db.fetchall("SELECT count(*) FROM archive WHERE NOT indexed")[0][0])
 
+    def claim_unindexed(self, limit: int = 1000) -> list[ArchiveItem]:
+        """Pending rows locked for this transaction, skipping rows another replica claimed.
+
+        Index sync across replicas: the claimer embeds, upserts and marks its rows before it
+        commits, and a re-add of a claimed row (new text) waits for that commit, then sets
+        ``indexed = false`` again, so the newer text is embedded after the older one and
+        its vector is the one that stays. Without the claim, a replica could mark a row
+        another one had just re-added, and its new text would never be embedded."""
+        if not self.db.in_transaction:
+            raise StoreError("claim_unindexed() must be called inside a transaction")
+        rows = self.db.fetchall(
+            f"SELECT {_ITEM_COLS} FROM archive WHERE NOT indexed ORDER BY seq "
+            "LIMIT %s::bigint FOR UPDATE SKIP LOCKED", [_limit(limit)])
+        return [_item(r) for r in rows]
+
     def mark_indexed(self, item_ids: Sequence[str]) -> None:
         if item_ids:
             self.db.execute("UPDATE archive SET indexed = true WHERE item_id = ANY(%s)",
                             [list(item_ids)])
 
     def mark_unindexed(self, item_ids: Sequence[str]) -> None:
+        """Queue rows for indexing again; a row another replica has claimed (it is indexing
+        it right now) is skipped rather than waited for."""
         if item_ids:
-            self.db.execute("UPDATE archive SET indexed = false WHERE item_id = ANY(%s)",
-                            [list(item_ids)])
+            self.db.execute("UPDATE archive SET indexed = false WHERE item_id IN (SELECT item_id "
+                            "FROM archive WHERE item_id = ANY(%s) AND indexed "
+                            "FOR UPDATE SKIP LOCKED)", [list(item_ids)])
 
     def mark_all_unindexed(self) -> None:
         self.db.execute("UPDATE archive SET indexed = false WHERE indexed")

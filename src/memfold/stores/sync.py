@@ -3,13 +3,18 @@
 DuckDB commits first; the index is derived and updated afterwards. A crash between the
 two leaves either rows not yet indexed (their ``indexed`` flag is false, so they are
 embedded on the next sync) or vectors whose rows were deleted (orphans, deleted here).
+
+Stores shared by several processes (PostgreSQL: ``archive.claim_unindexed``) index each
+batch inside one transaction that claims its rows (``FOR UPDATE SKIP LOCKED``): two
+replicas never index the same row at once, and a row re-added meanwhile is indexed again
+with its new text. An embedded store (one writer process) reads and marks as before.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
@@ -18,6 +23,8 @@ from memfold.embed.base import Embedder
 from memfold.errors import StoreError
 from memfold.models import ArchiveItem
 from memfold.stores import Stores
+
+T = TypeVar("T")
 
 
 class SyncReport(BaseModel):
@@ -31,19 +38,44 @@ class SyncReport(BaseModel):
     seconds: float = 0.0
 
 
+def _claims(stores: Stores) -> Callable[[int], list[ArchiveItem]] | None:
+    return getattr(stores.archive, "claim_unindexed", None)
+
+
+def _pending(stores: Stores, limit: int) -> list[ArchiveItem]:
+    """Rows to index: claimed for this transaction when other processes share the store."""
+    claim = _claims(stores)
+    return stores.archive.unindexed(limit=limit) if claim is None else claim(limit)
+
+
+def _in_claim(stores: Stores, work: Callable[[], T]) -> T:
+    """Shared stores: claim, upsert and mark in one transaction (released at its end)."""
+    if _claims(stores) is None:
+        return work()
+    with stores.db.transaction():
+        return work()
+
+
+def _index_batch(stores: Stores, embedder: Embedder, batch_size: int, seen: set[str]) -> int:
+    items = _pending(stores, batch_size)
+    ids = [item.item_id for item in items]
+    if not items or seen.issuperset(ids):  # nothing left, or rows that refuse the flag
+        return 0
+    seen.update(ids)
+    vectors = embedder.embed([item.key_text for item in items])
+    stores.index.upsert(items, vectors)
+    stores.archive.mark_indexed(ids)
+    return len(items)
+
+
 def _index_pending(stores: Stores, embedder: Embedder, batch_size: int) -> int:
     done = 0
     seen: set[str] = set()
     while True:
-        items = stores.archive.unindexed(limit=batch_size)
-        ids = [item.item_id for item in items]
-        if not items or seen.issuperset(ids):  # nothing left, or rows that refuse the flag
+        indexed = _in_claim(stores, lambda: _index_batch(stores, embedder, batch_size, seen))
+        if not indexed:
             return done
-        seen.update(ids)
-        vectors = embedder.embed([item.key_text for item in items])
-        stores.index.upsert(items, vectors)
-        stores.archive.mark_indexed(ids)
-        done += len(items)
+        done += indexed
 
 
 def index_known(stores: Stores, vectors: Mapping[str, Any], limit: int = 10_000) -> list[ArchiveItem]:
@@ -51,7 +83,11 @@ def index_known(stores: Stores, vectors: Mapping[str, Any], limit: int = 10_000)
     other pending rows (left unindexed: a later sync, or the next open, embeds them)."""
     if stores.read_only or not stores.archive.count_unindexed():
         return []
-    pending = stores.archive.unindexed(limit=limit)
+    return _in_claim(stores, lambda: _index_known(stores, vectors, limit))
+
+
+def _index_known(stores: Stores, vectors: Mapping[str, Any], limit: int) -> list[ArchiveItem]:
+    pending = _pending(stores, limit)
     known = [item for item in pending if item.key_text in vectors]
     if known:
         stores.index.upsert(known, np.stack([vectors[item.key_text] for item in known]))
@@ -59,11 +95,16 @@ def index_known(stores: Stores, vectors: Mapping[str, Any], limit: int = 10_000)
     return [item for item in pending if item.key_text not in vectors]
 
 
-def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
+def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256, *,
+               full: bool = True) -> SyncReport:
     """Embed and index pending archive rows, drop orphan vectors, restore lost ones.
 
     Cheap when nothing is pending: two counts, and ids are only listed when the
-    number of vectors differs from the number of archive rows.
+    number of vectors differs from the number of archive rows. On stores other replicas
+    share, ``full=False`` (after an ingest) only indexes the pending rows: there the counts
+    differ whenever another replica is between its commit and its upsert, and listing
+    every id of every user on each write would cost more than the write. The orphans and
+    lost vectors a crash leaves are for the full sync (``Memory.open``).
     """
     started = time.perf_counter()
     if stores.read_only:
@@ -71,6 +112,9 @@ def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> Syn
     report = SyncReport()
     if stores.archive.count_unindexed():
         report.indexed = _index_pending(stores, embedder, batch_size)
+    if not full and _claims(stores) is not None:
+        report.seconds = time.perf_counter() - started
+        return report
     if stores.index.count() != stores.archive.count():
         in_index, in_archive = stores.index.ids(), stores.archive.all_ids()
         orphans = sorted(in_index - in_archive)
