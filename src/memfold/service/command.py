@@ -56,7 +56,10 @@ def serve_command(
         auth = f"{len(keys.keys)} API key(s)" if keys.enabled else "no API keys (loopback only)"
         cli.err_console.print(f"memfold serving {cli.STATE.store} at {url_of(sock)} ({auth}); "
                               "Ctrl-C stops it", highlight=False)
-        serve(app, sock, store=Path(cli.STATE.store))
+        # announced in the store directory for the CLI to find; a PostgreSQL deployment
+        # has none (replicas share the database, each is reached at its own URL)
+        directory = getattr(getattr(memory, "stores", None), "directory", None)
+        serve(app, sock, store=None if directory is None else Path(cli.STATE.store))
 
 
 def mount(app: typer.Typer) -> None:
