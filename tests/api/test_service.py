@@ -161,3 +161,35 @@ def test_every_route_is_in_the_openapi_document_with_a_summary(keyed_server):
     operations = [op for path in document["paths"].values() for op in path.values()]
     assert len(operations) >= 20
     assert all(op.get("summary") for op in operations)
+
+
+def test_concurrent_single_message_ingests_each_get_their_own_answer(tmp_path):
+    """Group commit: requests that wait for the write lock are stored together, but each
+    request still gets its own decision, or its own 422 for a bad message."""
+    memory = open_store(tmp_path)
+    with running_in_thread(create_app(memory)) as url:
+        answers: dict[str, int] = {}
+        decisions: dict[str, str] = {}
+
+        def send(n: int) -> None:
+            with httpx.Client(base_url=url, timeout=60) as client:
+                for i in range(6):
+                    body = msg(f"c{n}-{i}", f"Client {n} note {i}: I bought {i} apples.", user="ana", minutes=i)
+                    if i == 3:
+                        body.pop("ts")  # a bad one in the middle
+                    response = client.post("/v1/messages", json=body)
+                    answers[body["msg_id"]] = response.status_code
+                    if response.status_code == 200:
+                        decisions[body["msg_id"]] = response.json()["msg_id"]
+
+        threads = [threading.Thread(target=send, args=(n,)) for n in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(set(answers.values())) == [200, 422]
+    assert all(code == 422 for key, code in answers.items() if key.endswith("-3"))
+    assert all(decisions[key] == key for key, code in answers.items() if code == 200)
+    stored = {r["data"]["msg_id"] for r in memory.export("ana") if r["type"] == "message"}
+    assert stored == {key for key, code in answers.items() if code == 200}
+    memory.close()

@@ -25,7 +25,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memfold import __version__
 from memfold.api import MemoryAPI
-from memfold.errors import InvalidInputError, MemfoldError, RateLimitedError, ServerUnavailableError
+from memfold.errors import (
+    InvalidInputError,
+    InvalidMessageError,
+    MemfoldError,
+    RateLimitedError,
+    ServerUnavailableError,
+)
 from memfold.models import (
     Context,
     Episode,
@@ -38,6 +44,7 @@ from memfold.models import (
     ProfileFact,
     RecallItem,
     RecallResult,
+    Rejection,
     RouteDecision,
     SemanticMemory,
 )
@@ -123,6 +130,7 @@ class _Service:
         self.keys = keys
         self.limiter = limiter
         self.write_lock = threading.Lock()
+        self.ingests = _IngestBatcher(memory, self.write_lock)
 
     def caller(self, request: Request) -> ApiKey:
         key = self.keys.authenticate(_secret_of(request))
@@ -133,6 +141,77 @@ class _Service:
     def write(self, work: Callable[[], T]) -> T:
         with self.write_lock:
             return work()
+
+
+class _Pending:
+    """One single-message ingest waiting for a batch."""
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+        self.result: RouteDecision | Rejection | None = None
+        self.failure: MemfoldError | None = None  # the whole batch failed
+
+    @property
+    def done(self) -> bool:
+        return self.result is not None or self.failure is not None
+
+
+class _IngestBatcher:
+    """Group commit for ``POST /v1/messages``: single-message ingests that arrive while a
+    write runs wait, and the next request to get the write lock stores all of them in one
+    ``ingest_each`` call (one transaction, one embedding pass) and hands each its result.
+
+    An assistant sends one message per turn; stored one by one, every message paid for its
+    own transaction, embedding call and index upsert (~150-230 ms each on 2 cores), so the
+    write path, one at a time, was what saturated first (benchmarks/load_http.py). Each
+    request is still acknowledged only after the batch holding it committed."""
+
+    MAX_BATCH = 64
+
+    def __init__(self, memory: MemoryAPI, write_lock: threading.Lock) -> None:
+        self.memory = memory
+        self.write_lock = write_lock
+        self._queue: list[_Pending] = []
+        self._queue_lock = threading.Lock()
+        self._each = getattr(memory, "ingest_each", None)  # the embedded Memory has it
+
+    def ingest(self, message: dict[str, Any]) -> RouteDecision:
+        if self._each is None:  # e.g. a MemoryClient behind this app: one at a time
+            with self.write_lock:
+                return self.memory.ingest(message)
+        pending = _Pending(message)
+        with self._queue_lock:
+            self._queue.append(pending)
+        with self.write_lock:
+            if not pending.done:  # nobody took it yet: this request leads a batch
+                self._store(self._take())
+        return _decision_or_raise(pending)
+
+    def _take(self) -> list[_Pending]:
+        with self._queue_lock:
+            batch, self._queue = self._queue[: self.MAX_BATCH], self._queue[self.MAX_BATCH:]
+        return batch
+
+    def _store(self, batch: list[_Pending]) -> None:
+        try:
+            results = self._each([p.message for p in batch])
+        except MemfoldError as exc:  # the whole batch failed (the store, not one message)
+            for pending in batch:
+                pending.failure = exc
+            return
+        for pending, result in zip(batch, results):
+            pending.result = result
+
+
+def _decision_or_raise(pending: _Pending) -> RouteDecision:
+    if pending.failure is not None:
+        raise pending.failure
+    result = pending.result
+    if isinstance(result, RouteDecision):
+        return result
+    if result is None:  # cannot happen: the leader sets every result it took
+        raise ServerUnavailableError("the ingest was not processed; send it again")
+    raise InvalidMessageError(result.error, field=result.field, msg_id=result.msg_id)
 
 
 def _secret_of(request: Request) -> str | None:
@@ -200,7 +279,7 @@ def _add_write_routes(app: FastAPI, service: _Service) -> None:
               summary="Store one message (ingest); durable when this answers")
     def ingest(message: dict[str, Any], key: ApiKey = caller) -> RouteDecision:
         _require_message_scope(service, key, [message])
-        return service.write(lambda: memory.ingest(message))
+        return service.ingests.ingest(message)
 
     @app.post("/v1/messages/batch", response_model=IngestReport, tags=["write"],
               summary="Store many messages (ingest_many); bad ones are reported, not fatal")
