@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
@@ -21,12 +21,14 @@ from typing import IO, Annotated, Any, Optional
 from uuid import UUID
 
 import typer
+import typer.main
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
 from memfold.errors import ConfigError, InvalidInputError, MemfoldError, StoreLockedError
+from memfold.textsafety import for_terminal
 
 DEFAULT_STORE = Path("memfold-store")
 DB_FILE = "memfold.duckdb"  # the same name as memfold.stores.DB_FILE (not imported: it is slow)
@@ -41,15 +43,41 @@ class _State:
     debug: bool = False
     embedder: str | None = None
     backend: str | None = None
+    server: str | None = None
+    api_key: str | None = None
 
 
 STATE = _State()
-console = Console()
-err_console = Console(stderr=True)
+
+
+def _hide_flag_types() -> None:
+    """typer 0.29 prints a type column for every option, so a plain flag such as --json
+    reads as if it took a value (``--json <bool>``); a flag takes none: show no type."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_memfold", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> Any:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._memfold = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
+# emoji=False: stored text such as "pet:cat:" must print as typed, not as an emoji
+console = Console(emoji=False)
+err_console = Console(stderr=True, emoji=False)
 
 
 class _MemfoldGroup(TyperGroup):
     """The root group: a MemfoldError from any command becomes one line and exit status 1."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_command(_bench_group())  # a placeholder until a bench command is looked up
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -101,16 +129,25 @@ def _global(
     backend: Annotated[Optional[str], typer.Option(
         callback=_one_of(BACKENDS), help="auto (default), offline or anthropic.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    server: Annotated[Optional[str], typer.Option(
+        "--server", envvar="MEMFOLD_SERVER", show_default=False,
+        help="URL of a `memfold serve` to send commands to (default: the server that owns "
+             "--store, if one runs).")] = None,
+    api_key: Annotated[Optional[str], typer.Option(
+        "--api-key", envvar="MEMFOLD_API_KEY", show_default=False,
+        help="API key for --server.")] = None,
 ) -> None:
     """Global options shared by every command."""
     STATE.store, STATE.debug, STATE.embedder, STATE.backend = store, debug, embedder, backend
+    STATE.server, STATE.api_key = server, api_key
 
 
 # -- errors ---------------------------------------------------------------------------
 
 
 def _print_error(exc: MemfoldError) -> None:
-    err_console.print(f"[red]error:[/] {escape(one_line(exc))}", soft_wrap=True, highlight=False)
+    err_console.print(f"[red]error:[/] {escape(for_terminal(one_line(exc)))}", soft_wrap=True,
+                      highlight=False)
 
 
 def one_line(exc: MemfoldError) -> str:
@@ -170,10 +207,29 @@ def _require_store(store: Path) -> None:
                                      "or pass --store DIR / set MEMFOLD_STORE")
 
 
+def _server_url(store: Path) -> str | None:
+    """--server / MEMFOLD_SERVER, else the live server that announced itself in the store."""
+    from memfold.service.server import discover
+
+    return STATE.server or discover(store)
+
+
 @contextmanager
-def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = False) -> Iterator[Any]:
+def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = False,
+          remote_ok: bool = True, fresh_index: bool = False) -> Iterator[Any]:
     """Open the store for one command; readers take no lock and never disturb a writer.
+    When a server owns the store (or --server is given), the command goes to it instead:
+    the same MemoryAPI, so reads and writes work while the server runs.
     With ``user``, a user the store has never seen gets a warning (a typo reads as empty)."""
+    url = _server_url(STATE.store) if remote_ok else None
+    if url is not None:
+        from memfold.client import MemoryClient
+
+        with MemoryClient(url, api_key=STATE.api_key) as client:
+            if user is not None:
+                _warn_if_unknown(client, user)
+            yield client
+        return
     settings = _settings()
     store = Path(settings.store)
     _refuse_if_held(store, reading=read_only)
@@ -182,7 +238,8 @@ def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = F
     from memfold.memory import Memory
 
     try:
-        memory = Memory.open(settings=settings, read_only=read_only, reembed=reembed)
+        memory = Memory.open(settings=settings, read_only=read_only, reembed=reembed,
+                             fresh_index=fresh_index)
     except StoreLockedError as exc:  # a writer started between the probe and the open
         exc.hint = _held_hint(exc.pid, read_only)
         raise
@@ -195,10 +252,16 @@ def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = F
 
 
 def _warn_if_unknown(memory: Any, user: str) -> None:
+    from memfold.models import check_identity
+
+    try:
+        check_identity(user)
+    except ValueError:
+        return  # not a valid id: the command itself fails with the reason, no warning first
     known = memory.users()
-    if user.strip() and user.strip() not in known:
+    if user not in known:
         listed = ", ".join(repr(u) for u in known[:5]) + (", ..." if len(known) > 5 else "")
-        store = escape(str(memory.settings.store))
+        store = escape(str(STATE.server or STATE.store))
         err_console.print(f"warning: no data for user {escape(repr(user))} in {store} "
                           f"(users: {escape(listed) or 'none'})", highlight=False, soft_wrap=True)
 
@@ -207,7 +270,10 @@ def _warn_if_unknown(memory: Any, user: str) -> None:
 
 
 def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=json_default, ensure_ascii=False) + "\n")
+    # hidden characters (C1 controls such as CSI, bidi overrides) as JSON \u escapes:
+    # the same JSON for a parser, nothing a terminal acts on
+    text = json.dumps(data, indent=2, default=json_default, ensure_ascii=False)
+    sys.stdout.write(for_terminal(text) + "\n")
 
 
 def json_default(value: Any) -> Any:
@@ -236,9 +302,9 @@ def _dump(records: Any) -> Any:
 def _table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     table = Table(title=title or None, show_lines=False)
     for column in columns:
-        table.add_column(escape(str(column)), overflow="fold")
+        table.add_column(escape(for_terminal(str(column))), overflow="fold")
     for row in rows:
-        table.add_row(*[escape(_cell(v)) for v in row])
+        table.add_row(*[escape(for_terminal(_cell(v))) for v in row])
     console.print(table)
 
 
@@ -256,7 +322,7 @@ def _cell(value: Any) -> str:
 
 def _say(text: str) -> None:
     """Plain text on stdout: never read as rich markup (it may quote user data)."""
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    console.print(for_terminal(text), markup=False, highlight=False, soft_wrap=True)
 
 
 # -- time options ---------------------------------------------------------------------
@@ -634,15 +700,21 @@ def stats(json_out: JsonOpt = False) -> None:
 def sql(query: Annotated[str, typer.Argument(
             help="One read-only SQL query over the store's DuckDB file.")],
         limit: Annotated[int, typer.Option(min=0, help="At most this many rows.")] = 1000,
+        timeout: Annotated[float, typer.Option(
+            min=0.001, help="Stop the query after this many seconds.")] = 10.0,
+        memory_limit: Annotated[str, typer.Option(
+            help="Memory the query may use (DuckDB size, e.g. 512MB, 2GB); no spilling to disk.")] = "512MB",
         json_out: JsonOpt = False) -> None:
-    """Run read-only SQL on the store: no writes, no files outside it, no ATTACH, no SET."""
+    """Run one read-only query on the store: no writes, no files (not even the store's own
+    raw files), no ATTACH, no SET; time and memory are capped."""
     from memfold.memory import Memory
 
     store = Path(_settings().store)
     _refuse_if_held(store, reading=True)
     _require_store(store)
     try:
-        columns, rows = Memory.sql_readonly(store, query, limit=limit)
+        columns, rows = Memory.sql_readonly(store, query, limit=limit, timeout_s=timeout,
+                                            memory_limit=memory_limit)
     except InvalidInputError as exc:
         exc.hint = exc.hint or ('one read-only query; list the tables with: '
                                 'memfold sql "SHOW TABLES"')
@@ -660,8 +732,9 @@ def sql(query: Annotated[str, typer.Argument(
 
 @app.command()
 def reindex(json_out: JsonOpt = False) -> None:
-    """Rebuild the vector index from DuckDB (the system of record), with the chosen --embedder."""
-    with _open(reembed=True) as memory:
+    """Rebuild the vector index from DuckDB (the system of record), with the chosen --embedder,
+    in an empty index directory (so a corrupt index cannot stop it)."""
+    with _open(reembed=True, remote_ok=False, fresh_index=True) as memory:
         report = memory.reindex()
     if json_out:
         _print_json(report)
@@ -676,8 +749,8 @@ def export_cmd(out: Annotated[Optional[Path], typer.Option(
                    "--user", "-u", help="Only this user.")] = None) -> None:
     """Export every record (of one user or all) as JSONL that `import` reads back exactly."""
     with _open(read_only=True) as memory:
-        if user is not None and user.strip() not in memory.users():
-            raise InvalidInputError(f"no user {user!r} in {memory.settings.store}",
+        if user is not None and user not in memory.users():
+            raise InvalidInputError(f"no user {user!r} in {STATE.server or STATE.store}",
                                     hint="memfold stats lists the users")
         count = _write_records(memory.export(user), out)
     if out:
@@ -702,7 +775,8 @@ def _write_records(records: Iterator[dict[str, Any]], out: Path | None) -> int:
 def _write_lines(records: Iterator[dict[str, Any]], handle: IO[str]) -> int:
     count = 0
     for record in records:
-        handle.write(json.dumps(record, default=json_default, ensure_ascii=False) + "\n")
+        # hidden characters as \u escapes: the same JSON, and inert when it goes to a terminal
+        handle.write(for_terminal(json.dumps(record, default=json_default, ensure_ascii=False)) + "\n")
         count += 1
     return count
 
@@ -713,7 +787,7 @@ def import_cmd(file: Annotated[Path, typer.Argument(
                    help="A JSONL file written by `memfold export`.")],
                json_out: JsonOpt = False) -> None:
     """Import records written by `memfold export` (exact round trip)."""
-    with _open() as memory:
+    with _open(remote_ok=False) as memory:
         counts = memory.import_file(file)
     if json_out:
         _print_json(counts)
@@ -727,7 +801,8 @@ def forget(user: UserOpt,
                "--yes", "-y", help="Do not ask for confirmation.")] = False,
            json_out: JsonOpt = False) -> None:
     """Erase every trace of a user: DuckDB rows (file rewritten), vectors, fold state."""
-    _refuse_if_held(Path(_settings().store), reading=False)  # before asking, not after
+    if _server_url(STATE.store) is None:  # a server that owns the store does the work
+        _refuse_if_held(Path(_settings().store), reading=False)  # before asking, not after
     if not yes and not typer.confirm(f"Erase every memory of user {user!r}?", err=True):
         err_console.print("nothing erased", highlight=False)
         raise typer.Exit(1)
@@ -740,6 +815,23 @@ def forget(user: UserOpt,
          f"{report.events} events, {report.documents} document chunks, "
          f"{report.archive_items} archive items, "
          f"{report.vectors} vectors ({report.seconds:.1f}s)")
+
+
+@app.command("remove-message")
+def remove_message(msg_id: Annotated[str, typer.Argument(help="The msg_id to remove.")],
+                   user: UserOpt, json_out: JsonOpt = False) -> None:
+    """Delete one message and everything derived from it (facts, changelog rows, events,
+    document chunks, archive rows, vectors, fold notes citing it)."""
+    with _open() as memory:
+        counts = memory.remove_message(user, msg_id)
+    if json_out:
+        _print_json(counts)
+        return
+    if not counts.get("messages"):
+        err_console.print(f"no message {escape(repr(msg_id))} for user {escape(repr(user))}",
+                          highlight=False)
+        raise typer.Exit(1)
+    _say("removed " + ", ".join(f"{n} {what.replace('_', ' ')}" for what, n in counts.items()))
 
 
 @app.command()
@@ -768,15 +860,61 @@ def _global_options_in_env() -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _mount_bench() -> None:
-    try:
-        from memfold.bench.cli import app as bench_app
-    except ImportError:  # the benchmark extras are optional at import time
-        return
-    app.add_typer(bench_app, name="bench", help="Benchmarks: LoCoMo recall, your own transcripts.")
+class _BenchCommands(MutableMapping[str, Any]):
+    """The `memfold bench` subcommands, imported when first looked up (running or listing
+    them): the benchmark code pulls in retrieval, numpy, scipy and bm25s (~0.6 s), which
+    every other command, `memfold --help` included, would otherwise pay for at start-up."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Any] | None = None
+
+    def _commands(self) -> dict[str, Any]:
+        if self._loaded is None:
+            try:
+                from memfold.bench.cli import app as bench_app
+            except ImportError as exc:  # the benchmark extras are optional
+                raise ConfigError(f"the benchmark commands cannot be imported: {exc}",
+                                  hint="pip install 'memfold[bench]'") from exc
+            self._loaded = dict(typer.main.get_command(bench_app).commands)  # type: ignore[attr-defined]
+        return self._loaded
+
+    def __getitem__(self, name: str) -> Any:
+        return self._commands()[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._commands()[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._commands()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._commands())
+
+    def __len__(self) -> int:
+        return len(self._commands())
 
 
-_mount_bench()
+def _bench_group() -> TyperGroup:
+    return TyperGroup(name="bench", commands=_BenchCommands(), no_args_is_help=True,
+                      help="Benchmarks: LoCoMo recall, your own transcripts.")
+
+
+def _mount_service() -> None:
+    from memfold.service.command import mount  # light: the app and uvicorn load when serving
+
+    mount(app)
+
+
+_mount_service()
+
+
+def _mount_mcp() -> None:
+    from memfold.mcp_server import mount  # the mcp SDK loads only when `memfold mcp` runs
+
+    mount(app)
+
+
+_mount_mcp()
 
 
 def main() -> None:

@@ -13,24 +13,29 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
     MEMFOLD_BACKEND          auto (default: anthropic when ANTHROPIC_API_KEY is set) | offline | anthropic
     MEMFOLD_ANTHROPIC_MODEL  model for the anthropic backend (default claude-haiku-4-5)
     MEMFOLD_MAX_TEXT_CHARS   longest message accepted (default 200000)
+    MEMFOLD_CONTEXT          ContextSettings overrides as JSON, e.g. {"redact_secrets": false}
     MEMFOLD_RETENTION        profile forgetting policy as JSON, e.g.
                              {"ttl_by_key": {"mood": "7d"}, "max_facts": 200} (default: forget nothing)
+    MEMFOLD_DATABASE_URL     postgresql://... : PostgreSQL as the system of record (with
+    MEMFOLD_CHROMA_URL       http://host:port : the Chroma server holding the vectors; set
+                             both or neither; default: the store directory, nothing to start)
 """
 
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memfold.errors import ConfigError
+from memfold.errors import ConfigError, MemfoldError
 
 if TYPE_CHECKING:
     from memfold.embed import Embedder
     from memfold.llm.base import Backend
-    from memfold.memory import Memory
+    from memfold.memory import Memory, Parts
     from memfold.stores import Stores
 
 DEFAULT_STORE = Path("memfold-store")
@@ -64,17 +69,25 @@ class Settings(BaseModel):
     index_extractions: bool = False
     fold: dict[str, Any] = Field(default_factory=dict)  # overrides of compaction.FoldSettings
     recall: dict[str, Any] = Field(default_factory=dict)  # overrides of retrieval settings
+    context: dict[str, Any] = Field(default_factory=dict)  # overrides of ContextSettings
     retention: dict[str, Any] = Field(default_factory=dict)  # profile forgetting policies
+    # Scale-out: PostgreSQL + a Chroma server instead of the store directory (README,
+    # "PostgreSQL + Chroma server"). The URL may carry a password: never in repr.
+    database_url: str | None = Field(default=None, repr=False)
+    chroma_url: str | None = None
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
-        for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars"):
+        for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars",
+                     "database_url", "chroma_url"):
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env:
                 values[name] = env
         if os.environ.get(ENV_PREFIX + "RETENTION"):
             values["retention"] = _json_env(ENV_PREFIX + "RETENTION")
+        if os.environ.get(ENV_PREFIX + "CONTEXT"):
+            values["context"] = _json_env(ENV_PREFIX + "CONTEXT")
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -112,16 +125,29 @@ def build_embedder(settings: Settings) -> Embedder:
     return MiniLMQ8Embedder()
 
 
+# The name and dimension each embedder records in a store, known without importing it (numpy,
+# onnxruntime or torch): opening a store compares the name with the recorded one.
+# LazyEmbedder refuses a built embedder that disagrees; tests/embed checks each entry.
+EMBEDDER_IDENTITY = {"minilm-q8": ("all-MiniLM-L6-v2-q8", 384),
+                     "minilm-int8": ("all-MiniLM-L6-v2-int8", 384),
+                     "minilm": ("all-MiniLM-L6-v2", 384), "hashing": ("hashing-384-0", 384)}
+
+
+def lazy_embedder(settings: Settings) -> Embedder:
+    """The configured embedder, imported and built when it first embeds."""
+    from memfold.embed.lazy import LazyEmbedder
+
+    name, dim = EMBEDDER_IDENTITY[settings.embedder]
+    return LazyEmbedder(name, dim, partial(build_embedder, settings))
+
+
 def build_backend(settings: Settings, embedder: Embedder) -> Backend:
     from memfold.llm.offline import OfflineBackend
 
     offline = OfflineBackend(embedder=embedder)
     if settings.resolved_backend() == "offline":
         return offline
-    key = settings.api_key()
-    if not key:
-        raise ConfigError("backend 'anthropic' needs an API key",
-                          hint="set ANTHROPIC_API_KEY, or MEMFOLD_BACKEND=offline")
+    key = _anthropic_key(settings)
     import anthropic
 
     from memfold.llm.anthropic import AnthropicBackend
@@ -131,30 +157,102 @@ def build_backend(settings: Settings, embedder: Embedder) -> Backend:
 
 
 def build_memory(settings: Settings, *, stores: Stores | None = None,
-                 embedder: Embedder | None = None, read_only: bool = False) -> Memory:
-    """Assemble a Memory: stores on disk (or the ones given), embedder, router, compaction, recall."""
+                 embedder: Embedder | None = None, read_only: bool = False,
+                 fresh_index: bool = False) -> Memory:
+    """Assemble a Memory: stores on disk (or the ones given), embedder, and the router,
+    compaction and recall parts, which the Memory builds (``build_parts``) on first use."""
+    from memfold.memory import Memory
+    from memfold.stores.retention import policy_from_settings
+
+    _check_part_settings(settings)  # a typo in fold/recall settings fails here, not later
+    retention = policy_from_settings(settings.retention)
+    if stores is None:  # first: a store held by another process is refused before any model loads
+        stores = build_stores(settings, read_only=read_only, fresh_index=fresh_index)
+    embedder = embedder or lazy_embedder(settings)
+    return Memory(stores=stores, embedder=embedder, settings=settings, retention=retention,
+                  parts=partial(build_parts, settings, stores, embedder))
+
+
+def build_stores(settings: Settings, *, read_only: bool = False, fresh_index: bool = False) -> Stores:
+    """The store directory (default), or PostgreSQL + a Chroma server when their URLs are set.
+    ``fresh_index``: the store directory's vector index starts empty (``memfold reindex``)."""
+    if settings.database_url is None and settings.chroma_url is None:
+        from memfold.stores import open_stores
+
+        return open_stores(Path(settings.store), read_only=read_only, fresh_index=fresh_index)
+    database_url, chroma_url = _server_urls(settings)
+    from memfold.stores.chroma import ChromaVectorIndex, http_client
+    from memfold.stores.postgres import connect, postgres_stores
+
+    db = connect(database_url, read_only=read_only)
+    try:
+        index = ChromaVectorIndex(client=http_client(chroma_url))
+    except MemfoldError:
+        db.close()
+        raise
+    return postgres_stores(db, index)
+
+
+def _server_urls(settings: Settings) -> tuple[str, str]:
+    if not settings.database_url or not settings.chroma_url:
+        raise ConfigError("MEMFOLD_DATABASE_URL and MEMFOLD_CHROMA_URL go together",
+                          hint="a PostgreSQL deployment keeps its vectors on a Chroma server: set "
+                               "both, or neither for the store directory")
+    if not settings.database_url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError("MEMFOLD_DATABASE_URL must be a postgresql:// URL",
+                          hint="e.g. postgresql://memfold@db.internal:5432/memfold")
+    if not settings.chroma_url.startswith(("http://", "https://")):
+        raise ConfigError("MEMFOLD_CHROMA_URL must be an http:// URL",
+                          hint="e.g. http://chroma.internal:8000")
+    return settings.database_url, settings.chroma_url
+
+
+def _check_part_settings(settings: Settings) -> None:
+    """Fail at open, not at first use, on settings the parts will refuse: overrides of the
+    fold, recall or context settings (validated only when given: the defaults are valid, and
+    the retrieval modules import numpy and bm25s), and the anthropic backend without a key."""
+    if settings.fold:
+        from memfold.compaction.base import FoldSettings
+
+        FoldSettings(**settings.fold)
+    if settings.recall:
+        from memfold.retrieval.recall import RecallSettings
+
+        RecallSettings(**settings.recall)
+    if settings.context:
+        from memfold.retrieval.context import ContextSettings
+
+        ContextSettings(**settings.context)
+    if settings.resolved_backend() == "anthropic":
+        _anthropic_key(settings)
+
+
+def _anthropic_key(settings: Settings) -> str:
+    key = settings.api_key()
+    if not key:
+        raise ConfigError("backend 'anthropic' needs an API key",
+                          hint="set ANTHROPIC_API_KEY, or MEMFOLD_BACKEND=offline")
+    return key
+
+
+def build_parts(settings: Settings, stores: Stores, embedder: Embedder) -> Parts:
+    """The router, fold manager, retriever and context builder of one Memory (memory.Parts)."""
     from memfold.compaction.base import FoldSettings
     from memfold.compaction.manager import ConversationManager
-    from memfold.memory import Memory
-    from memfold.retrieval.context import ContextBuilder
+    from memfold.memory import Parts
+    from memfold.retrieval.context import ContextBuilder, ContextSettings
     from memfold.retrieval.recall import RecallSettings, Retriever
     from memfold.router import Router
-    from memfold.stores import open_stores
-    from memfold.stores.retention import policy_from_settings
     from memfold.tokens import default_counter
 
-    if stores is None:  # first: a store held by another process is refused before any model loads
-        stores = open_stores(Path(settings.store), read_only=read_only)
-    embedder = embedder or build_embedder(settings)
     backend = build_backend(settings, embedder)
     counter = default_counter()
     fold_settings = FoldSettings(**settings.fold)
     retriever = Retriever(stores, embedder, settings=RecallSettings(**settings.recall))
-    return Memory(
-        stores=stores, embedder=embedder, router=Router(backend),
+    return Parts(
+        router=Router(backend), retriever=retriever, counter=counter,
         manager=ConversationManager(build_compactor(backend, fold_settings, counter), fold_settings, counter),
-        retriever=retriever, context_builder=ContextBuilder(retriever, counter),
-        counter=counter, settings=settings, retention=policy_from_settings(settings.retention),
+        context_builder=ContextBuilder(retriever, counter, settings=ContextSettings(**settings.context)),
         summarizer=build_summarizer(backend, counter))
 
 

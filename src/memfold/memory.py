@@ -26,12 +26,17 @@ from dataclasses import dataclass
 from itertools import chain
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import ValidationError
 
-from memfold.embed.precomputed import PrecomputedEmbedder
-from memfold.errors import InvalidInputError, InvalidMessageError, MemfoldError
+from memfold.errors import (
+    InvalidInputError,
+    InvalidMessageError,
+    MemfoldError,
+    StoreCorruptError,
+    StoreError,
+)
 from memfold.models import (
     Context,
     Event,
@@ -63,48 +68,94 @@ if TYPE_CHECKING:
     from memfold.tokens import TokenCounter
 
 Progress = Callable[[int], None]
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What routing, folding and recall run on. Built on first use (``Memory.parts``): their
+    imports (router, compaction, retrieval with numpy and bm25s, the tokenizer) cost ~0.5 s,
+    which reads of stored records (``profile()``, ``events()``, ``stats()``) never need."""
+
+    router: Router
+    manager: ConversationManager
+    retriever: Retriever
+    context_builder: ContextBuilder
+    counter: TokenCounter
+    summarizer: ProgressiveSummarizer | None = None
 
 
 class Memory:
     """Long-term memory for agents: profile KV, event log, vector archive, folded compaction."""
 
-    def __init__(self, *, stores: Stores, embedder: Embedder, router: Router,
-                 manager: ConversationManager, retriever: Retriever, context_builder: ContextBuilder,
-                 counter: TokenCounter, settings: Settings,
-                 retention: RetentionPolicy | None = None,
-                 summarizer: ProgressiveSummarizer | None = None) -> None:
+    def __init__(self, *, stores: Stores, embedder: Embedder, settings: Settings,
+                 parts: Callable[[], Parts], retention: RetentionPolicy | None = None) -> None:
         from memfold.stores.retention import RetentionPolicy
 
         self.stores = stores
         self.embedder = embedder
-        self.router = router
-        self.manager = manager
-        self.retriever = retriever
-        self.context_builder = context_builder
-        self.counter = counter
         self.settings = settings
         self.retention = retention or RetentionPolicy()
-        self.summarizer = summarizer
+        self._build_parts = parts
+        self._parts: Parts | None = None
+        self._parts_lock = threading.Lock()
         self._write_lock = threading.RLock()
+        self._last_stored_positions: list[int] = []
         self._closed = False
+
+    @property
+    def parts(self) -> Parts:
+        """The router, fold manager, retriever and context builder, built once (thread-safe)."""
+        if self._parts is None:
+            with self._parts_lock:
+                if self._parts is None:
+                    self._parts = self._build_parts()
+        return self._parts
+
+    @property
+    def router(self) -> Router:
+        return self.parts.router
+
+    @property
+    def manager(self) -> ConversationManager:
+        return self.parts.manager
+
+    @property
+    def retriever(self) -> Retriever:
+        return self.parts.retriever
+
+    @property
+    def context_builder(self) -> ContextBuilder:
+        return self.parts.context_builder
+
+    @property
+    def counter(self) -> TokenCounter:
+        return self.parts.counter
+
+    @property
+    def summarizer(self) -> ProgressiveSummarizer | None:
+        return self.parts.summarizer
 
     # -- opening and closing ----------------------------------------------------------
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None, *,
              read_only: bool = False, embedder: Embedder | None = None,
-             reembed: bool = False) -> Memory:
+             reembed: bool = False, fresh_index: bool = False) -> Memory:
         """Open (or create) the store at ``path``; a second writer process is refused.
 
         ``reembed=True`` accepts an embedder other than the one the vectors were built with
         (then call ``reindex()``); otherwise such a mismatch raises ConfigError.
+        ``fresh_index=True`` starts the vector index from an empty directory (a corrupt
+        one cannot stop the open); call ``reindex()`` next to rebuild it from DuckDB.
         """
         from memfold.config import Settings, build_memory
 
         settings = settings or Settings.from_env()
         if path is not None:
             settings = settings.model_copy(update={"store": Path(path)})
-        memory = build_memory(settings, embedder=embedder, read_only=read_only)
+        memory = build_memory(settings, embedder=embedder, read_only=read_only,
+                              fresh_index=fresh_index)
         try:
             memory._check_embedder(allow_change=reembed)
             if not read_only:
@@ -157,7 +208,33 @@ class Memory:
         if report.rejected:
             rejection = report.rejected[0]
             raise InvalidMessageError(rejection.error, field=rejection.field, msg_id=rejection.msg_id)
-        return decisions[0]
+        if decisions:
+            return decisions[0]
+        # the identical message was already stored (ingest is idempotent): say what it routes
+        # to, and that nothing was written this time
+        decision = self.route(message)
+        return decision.model_copy(update={
+            "reasons": [*decision.reasons, "already stored: identical message, nothing written"]})
+
+    def ingest_each(self, messages: Sequence[Message | dict[str, Any]]) -> list[RouteDecision | Rejection]:
+        """Store ``messages`` in one batch (one transaction, one embedding pass) and return one
+        result per message, in order: its route decision, or the Rejection that kept it out.
+        The service stores concurrent single-message requests together this way."""
+        with self._write_lock:  # the positions below belong to this call
+            report, decisions = self._ingest_batch(list(messages), start=1)
+            stored = dict(zip(self._last_stored_positions, decisions))
+        results: list[RouteDecision | Rejection] = []
+        rejected = {r.position: r for r in report.rejected}
+        for position, message in enumerate(messages, start=1):
+            if position in rejected:
+                results.append(rejected[position])
+            elif position in stored:
+                results.append(stored[position])
+            else:  # identical to a stored message: nothing written, say where it routes
+                decision = self.route(message)
+                results.append(decision.model_copy(update={
+                    "reasons": [*decision.reasons, "already stored: identical message, nothing written"]}))
+        return results
 
     def ingest_many(self, messages: Iterable[Message | dict[str, Any]], *,
                     progress: Progress | None = None) -> IngestReport:
@@ -168,6 +245,8 @@ class Memory:
         overlap the model's forward passes with the rest of ingest. Each batch still commits
         in order and is durable when its turn comes; the worker only computes vectors."""
         from concurrent.futures import ThreadPoolExecutor
+
+        from memfold.embed.precomputed import PrecomputedEmbedder
 
         started = time.perf_counter()
         total = IngestReport()
@@ -186,25 +265,17 @@ class Memory:
                 pending = ready
             if derived.started:
                 with self._write_lock:  # the last batch's derived rows, before returning
-                    self.sync_index(PrecomputedEmbedder(self.embedder, derived.take()))
+                    self.sync_index(PrecomputedEmbedder(self.embedder, derived.take()), full=False)
         return total.model_copy(update={"seconds": time.perf_counter() - started})
 
     def ingest_file(self, path: str | Path, *, user_id: str | None = None,
                     progress: Progress | None = None,
                     on_total: Callable[[int], None] | None = None) -> IngestReport:
         """Ingest a JSONL transcript (or LoCoMo JSON); rejections name the file's line numbers."""
-        from memfold.transcripts import load_messages
+        from memfold.transcripts import ingest_transcript
 
-        records, bad_lines = load_messages(Path(path), user_id=user_id)
-        if on_total:
-            on_total(len(records))
-        report = self.ingest_many([record for _, record in records], progress=progress)
-        lines = [number for number, _ in records]
-        rejected = [r.model_copy(update={"position": lines[r.position - 1],
-                                         "error": f"line {lines[r.position - 1]}: {r.error}"})
-                    for r in report.rejected]
-        rejected = sorted([*bad_lines, *rejected], key=lambda r: r.position)
-        return report.model_copy(update={"rejected": rejected})
+        return ingest_transcript(self, Path(path), user_id=user_id, progress=progress,
+                                 on_total=on_total)
 
     def route(self, message: Message | dict[str, Any]) -> RouteDecision:
         """What the router would do with ``message``; nothing is stored."""
@@ -236,19 +307,74 @@ class Memory:
         self._check_open()
         vectors = dict(batch.vectors.result())
         with self._write_lock:
-            fresh, duplicates, conflicts = self._drop_already_stored(batch.messages, batch.positions)
-            rejected = sorted([*batch.rejected, *conflicts], key=lambda r: r.position)
-            vectors.update(self._embed_texts(fresh, known=vectors))  # stored meanwhile: none
-            embeddings = self._pooled(fresh, vectors)
-            decisions = self._route_batch(fresh, embeddings)
-            folds = self._commit(fresh, decisions) if fresh else 0
+            stored = self._users_write([m.user_id for m in batch.messages],
+                                       lambda: self._route_and_commit(batch, vectors))
+            self.retriever.archived(stored.archived)  # after the commit: BM25 only learns committed rows
             self._index(vectors, derived)
         routed: dict[str, int] = {}
-        for decision in decisions:
+        for decision in stored.decisions:
             routed[decision.kind] = routed.get(decision.kind, 0) + 1
-        report = IngestReport(accepted=len(fresh), duplicates=duplicates, rejected=rejected,
-                              routed=routed, folds=folds)
-        return report, decisions
+        report = IngestReport(accepted=len(stored.fresh), duplicates=stored.duplicates,
+                              rejected=stored.rejected, routed=routed, folds=stored.folds)
+        self._last_stored_positions = [batch.positions[id(m)] for m in stored.fresh]
+        return report, stored.decisions
+
+    def _users_write(self, user_ids: Sequence[str], work: Callable[[], _T]) -> _T:
+        """Run ``work`` as the only writer of these users. An embedded store has one writer
+        process, whose ``_write_lock`` the caller holds: ``work`` runs as it is. Stores that
+        several replicas share (``db.user_lock``: PostgreSQL) run it in one transaction that
+        first takes the users' locks, so what it reads (stored ids, profile, fold state) is
+        what it writes over; a deadlock or serialization failure replays it (``db.run``)."""
+        user_lock = getattr(self.stores.db, "user_lock", None)
+        if user_lock is None:
+            return work()
+
+        def locked() -> _T:
+            user_lock(list(user_ids))
+            return work()
+
+        return self.stores.db.run(locked)
+
+    def _user_transaction(self, user_ids: Sequence[str], work: Callable[[], _T]) -> _T:
+        """``work`` in one transaction, as the only writer of these users (``_users_write``)."""
+        def in_transaction() -> _T:
+            with self.stores.db.transaction():
+                return work()
+
+        return self._users_write(user_ids, in_transaction)
+
+    def _route_and_commit(self, batch: _Prepared, vectors: dict[str, Any]) -> _Stored:
+        """Drop what is stored already, route the rest and commit it (under the users' locks)."""
+        fresh, duplicates, conflicts = self._drop_already_stored(batch.messages, batch.positions)
+        rejected = sorted([*batch.rejected, *conflicts], key=lambda r: r.position)
+        vectors.update(self._embed_texts(fresh, known=vectors))  # stored meanwhile: none
+        embeddings = self._pooled(fresh, vectors)
+        fresh, decisions, underivable = self._route_isolated(fresh, embeddings, batch.positions)
+        rejected = sorted([*rejected, *underivable], key=lambda r: r.position)
+        folds, archived = self._commit(fresh, decisions) if fresh else (0, [])
+        return _Stored(fresh, decisions, rejected, duplicates, folds, archived)
+
+    def _route_isolated(self, messages: list[Message], embeddings: Any, positions: dict[int, int],
+                        ) -> tuple[list[Message], list[RouteDecision], list[Rejection]]:
+        """Route the batch; if a value in one message breaks the derivation (a date past
+        year 9999, a number too big), route one by one and reject only that message."""
+        try:
+            return messages, self._route_batch(messages, embeddings), []
+        except (ValueError, OverflowError, ArithmeticError, RecursionError):
+            pass
+        kept, decisions, rejected = [], [], []
+        for message, embedding in zip(messages, embeddings):
+            try:
+                [decision] = self._route_batch([message], [embedding])
+            except (ValueError, OverflowError, ArithmeticError, RecursionError) as exc:
+                rejected.append(Rejection(
+                    position=positions[id(message)], msg_id=message.msg_id, field="text",
+                    error=f"cannot derive memories from message {message.msg_id!r}: "
+                          f"{type(exc).__name__}: {exc}"))
+                continue
+            kept.append(message)
+            decisions.append(decision)
+        return kept, decisions, rejected
 
     def _route_batch(self, messages: list[Message], embeddings: Any) -> list[RouteDecision]:
         contexts = []
@@ -265,8 +391,10 @@ class Memory:
         facts = profile if profile is not None else self.stores.profile.list(user_id)
         return RouteContext(profile=facts, embedding=embedding)
 
-    def _commit(self, messages: list[Message], decisions: list[RouteDecision]) -> int:
-        """One transaction: log, routed writes, archive rows and fold state."""
+    def _commit(self, messages: list[Message],
+                decisions: list[RouteDecision]) -> tuple[int, list[Any]]:
+        """One transaction: log, routed writes, archive rows and fold state; returns the
+        folds done and the archive rows written (for BM25, once the caller committed)."""
         from memfold.retrieval.indexing import archive_items
         from memfold.router.apply import PendingWrites, apply_decision
         from memfold.stores.retention import enforce_for_batch
@@ -293,8 +421,7 @@ class Memory:
                 folds += outcome.folds
             for report in enforce_for_batch(self.stores, messages, policy=self.retention):
                 archived += report.archived  # evicted_fact rows: indexed below with the batch
-        self.retriever.archived(archived)  # after the commit: BM25 only learns committed rows
-        return folds
+        return folds, archived
 
     def _layer_long_document(self, message: Message) -> None:
         """Progressive summaries (key sentences, critical points, executive summary) of long
@@ -357,19 +484,21 @@ class Memory:
         and are indexed with the next batch (or at the end): their forward passes overlap
         the next batch's routing and folding. A crash in between leaves them unindexed in
         DuckDB, which the next open indexes, as after any crash before the index upsert."""
+        from memfold.embed.precomputed import PrecomputedEmbedder
         from memfold.stores.sync import index_known
 
         if derived is None:
-            self.sync_index(PrecomputedEmbedder(self.embedder, vectors))
+            self.sync_index(PrecomputedEmbedder(self.embedder, vectors), full=False)
             return
         known = {**vectors, **derived.take()}
         derived.submit([item.key_text for item in index_known(self.stores, known)])
 
-    def sync_index(self, embedder: Embedder | None = None) -> Any:
-        """Index archive rows committed to DuckDB but missing from the vector index."""
+    def sync_index(self, embedder: Embedder | None = None, *, full: bool = True) -> Any:
+        """Index archive rows committed to DuckDB but missing from the vector index
+        (``full=False``: only the pending rows on stores replicas share; stores.sync)."""
         from memfold.stores.sync import sync_index
 
-        return sync_index(self.stores, embedder or self.embedder)
+        return sync_index(self.stores, embedder or self.embedder, full=full)
 
     def reindex(self) -> Any:
         """Rebuild the vector index from DuckDB (``memfold reindex``)."""
@@ -443,7 +572,8 @@ class Memory:
                     rejected.append(Rejection(
                         position=positions[id(message)], msg_id=message.msg_id, field="msg_id",
                         error=f"msg_id {message.msg_id!r} is already stored for user {user_id!r} "
-                              "with other content (use a new msg_id, or remove_message() first)"))
+                              "with other content (use a new msg_id, or remove the stored one first: "
+                              "`memfold remove-message MSG_ID --user U` / Memory.remove_message())"))
         return [m for m in messages if id(m) in fresh_ids], duplicates, rejected
 
     # -- recall -----------------------------------------------------------------------
@@ -451,7 +581,12 @@ class Memory:
     def recall(self, query: str, user_id: str, now: datetime | None = None, k: int = 10) -> RecallResult:
         """Ranked memories for ``query``: the question chooses the store (KV, event log, archive)."""
         self._check_open()
-        return self.retriever.recall(query, _require_user(user_id), now=now, k=k)
+        result = self.retriever.recall(query, _require_user(user_id), now=now, k=k)
+        if not self.context_builder.settings.redact_secrets:
+            return result
+        from memfold.retrieval.context import redact_item  # secrets: as context() shows them
+
+        return result.model_copy(update={"items": [redact_item(i) for i in result.items]})
 
     def context(self, query: str, user_id: str, budget_tokens: int = 2000,
                 now: datetime | None = None) -> Context:
@@ -481,6 +616,12 @@ class Memory:
         user_id = _require_user(user_id)
         if not sources:
             raise EvidenceRequiredError("a profile write needs at least one source msg_id")
+        from memfold.sensitive import is_secret_fact
+
+        if is_secret_fact(key, value):
+            raise InvalidInputError(f"profile fact {key!r} would hold a secret (a password, PIN, "
+                                    "id, card or account number, or API key)",
+                                    hint="secrets stay in the raw log only; never in the profile")
         missing = set(sources) - self.stores.log.exists(user_id, list(sources))
         if missing:
             raise EvidenceRequiredError(f"source messages not stored for {user_id!r}: {sorted(missing)}")
@@ -490,13 +631,16 @@ class Memory:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first.get("loc", ())) or "fact"
             raise InvalidInputError(f"{field}: {first.get('msg')}") from exc
-        with self._write_lock, self.stores.db.transaction():
-            return self.stores.profile.upsert(fact, reason=reason, actor="user")
+        with self._write_lock:
+            return self._user_transaction([user_id], lambda: self.stores.profile.upsert(
+                fact, reason=reason, actor="user"))
 
     def delete_fact(self, user_id: str, key: str, *, subject: str = "user",
                     reason: str = "deleted by the user") -> ProfileChange | None:
-        with self._write_lock, self.stores.db.transaction():
-            return self.stores.profile.delete(_require_user(user_id), subject, key, reason=reason)
+        user_id = _require_user(user_id)
+        with self._write_lock:
+            return self._user_transaction([user_id], lambda: self.stores.profile.delete(
+                user_id, subject, key, reason=reason))
 
     def enforce_retention(self, user_id: str, now: datetime | None = None) -> RetentionReport:
         """Apply the deployment's forgetting policy to one user now (TTL, size cap); retired
@@ -506,9 +650,8 @@ class Memory:
         user_id = _require_user(user_id)
         self._check_open()
         with self._write_lock:
-            with self.stores.db.transaction():
-                report = enforce_retention(self.stores, user_id, now=now or utcnow(),
-                                           policy=self.retention)
+            report = self._user_transaction([user_id], lambda: enforce_retention(
+                self.stores, user_id, now=now or utcnow(), policy=self.retention))
             self.retriever.archived(report.archived)
             if report.archived:
                 self.sync_index()
@@ -533,14 +676,17 @@ class Memory:
     def fold(self, user_id: str) -> FoldState:
         """Fold the user's working memory now, whatever the thresholds say."""
         user_id = _require_user(user_id)
-        with self._write_lock, self.stores.db.transaction():
-            state = self.fold_state(user_id)
-            outcome = self.manager.fold_now(state)
-            self.stores.folds.save(outcome.state)
-            self.stores.archive.add(outcome.archive)
+        with self._write_lock:  # the state is read under the user's lock: no replica folds it meanwhile
+            outcome = self._user_transaction([user_id], lambda: self._fold_now(user_id))
         self.retriever.archived(outcome.archive)
         self.sync_index()
         return outcome.state
+
+    def _fold_now(self, user_id: str) -> Any:
+        outcome = self.manager.fold_now(self.fold_state(user_id))
+        self.stores.folds.save(outcome.state)
+        self.stores.archive.add(outcome.archive)
+        return outcome
 
     def explain(self, user_id: str, subject: str, key: str) -> Explanation:
         """How memfold knows a fact: the value, every change with its time, the sources quoted."""
@@ -560,15 +706,7 @@ class Memory:
         started = time.perf_counter()
         with self._write_lock:
             self._mark_forget_pending(user_id, pending=True)
-            with self.stores.db.transaction():
-                counts = {
-                    "messages": self.stores.log.delete_user(user_id),
-                    "facts": self.stores.profile.delete_user(user_id),
-                    "events": self.stores.events.delete_user(user_id),
-                    "documents": self.stores.documents.delete_user(user_id),
-                    "fold_state": self.stores.folds.delete_user(user_id),
-                }
-                item_ids = self.stores.archive.delete_user(user_id)
+            counts, item_ids = self._user_transaction([user_id], lambda: self._erase_rows(user_id))
             # after the commit: a crash here leaves orphan vectors, which the next open removes
             self.stores.index.delete(item_ids)
             self.retriever.invalidate(user_id)
@@ -576,6 +714,16 @@ class Memory:
             self._mark_forget_pending(user_id, pending=False)
         return ForgetReport(user_id=user_id, archive_items=len(item_ids), vectors=len(item_ids),
                             file_rewritten=rewritten, seconds=time.perf_counter() - started, **counts)
+
+    def _erase_rows(self, user_id: str) -> tuple[dict[str, int], list[str]]:
+        counts = {
+            "messages": self.stores.log.delete_user(user_id),
+            "facts": self.stores.profile.delete_user(user_id),
+            "events": self.stores.events.delete_user(user_id),
+            "documents": self.stores.documents.delete_user(user_id),
+            "fold_state": self.stores.folds.delete_user(user_id),
+        }
+        return counts, self.stores.archive.delete_user(user_id)
 
     def _forget_marker(self) -> Path | None:
         directory = getattr(self.stores, "directory", None)
@@ -611,7 +759,16 @@ class Memory:
             return []
         users = json.loads(marker.read_text())
         for user_id in users:
-            self.forget(user_id)
+            try:
+                self.forget(user_id)
+            except StoreCorruptError:
+                raise  # its own message says how to recover
+            except MemfoldError as exc:
+                raise StoreError(
+                    f"an interrupted forget of user {user_id!r} must finish before this store takes "
+                    f"writes, and finishing it failed: {exc}",
+                    hint="fix the cause above and open the store again (the erasure runs first); "
+                         "read-only commands such as `memfold export` still work") from exc
         return users
 
     def remove_message(self, user_id: str, msg_id: str) -> dict[str, int]:
@@ -620,19 +777,23 @@ class Memory:
         user_id = _require_user(user_id)
         ids = [msg_id]
         with self._write_lock:
-            with self.stores.db.transaction():
-                counts = {
-                    "messages": self.stores.log.delete(user_id, ids),
-                    "facts": self.stores.profile.delete_by_source(user_id, ids),
-                    "events": self.stores.events.delete_by_source(user_id, ids),
-                    "documents": self.stores.documents.delete_by_source(user_id, ids),
-                }
-                item_ids = self.stores.archive.delete_by_source(user_id, ids)
-                counts["archive_items"] = len(item_ids)
-                counts["fold_notes"] = self._scrub_fold_state(user_id, set(ids))
+            counts, item_ids = self._user_transaction(
+                [user_id], lambda: self._delete_message_rows(user_id, ids))
             self.stores.index.delete(item_ids)
             self.retriever.invalidate(user_id)
         return counts
+
+    def _delete_message_rows(self, user_id: str, ids: list[str]) -> tuple[dict[str, int], list[str]]:
+        counts = {
+            "messages": self.stores.log.delete(user_id, ids),
+            "facts": self.stores.profile.delete_by_source(user_id, ids),
+            "events": self.stores.events.delete_by_source(user_id, ids),
+            "documents": self.stores.documents.delete_by_source(user_id, ids),
+        }
+        item_ids = self.stores.archive.delete_by_source(user_id, ids)
+        counts["archive_items"] = len(item_ids)
+        counts["fold_notes"] = self._scrub_fold_state(user_id, set(ids))
+        return counts, item_ids
 
     def _scrub_fold_state(self, user_id: str, msg_ids: set[str]) -> int:
         from memfold.compaction.scrub import scrub_sources
@@ -697,11 +858,14 @@ class Memory:
                 "total_bytes": sum(disk.values())}
 
     @staticmethod
-    def sql_readonly(store: str | Path, query: str, *, limit: int = 1000) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Read-only SQL over a store's DuckDB file on a hardened connection (debugging)."""
+    def sql_readonly(store: str | Path, query: str, *, limit: int = 1000, timeout_s: float = 10.0,
+                     memory_limit: str = "512MB") -> tuple[list[str], list[tuple[Any, ...]]]:
+        """One read-only query over a store's DuckDB file on a hardened connection (debugging):
+        no file access (the store's own raw files included), ``timeout_s`` and ``memory_limit``."""
         from memfold.stores.sql import run_readonly_sql
 
-        return run_readonly_sql(Path(store) / "memfold.duckdb", query, limit=limit)
+        return run_readonly_sql(Path(store) / "memfold.duckdb", query, limit=limit,
+                                timeout_s=timeout_s, memory_limit=memory_limit)
 
     def users(self) -> list[str]:
         return self.stores.db.users()
@@ -714,10 +878,15 @@ class Memory:
 
 
 def _require_user(user_id: str | None) -> str:
+    from memfold.models import check_identity
+
     if not isinstance(user_id, str) or not user_id.strip():
         raise InvalidInputError("a user_id is required for every read and write",
                                 hint="pass user_id= (memfold keeps every user's data apart)")
-    return user_id.strip()
+    try:  # exact, never stripped: "alice\u00a0" must not read or overwrite "alice"
+        return check_identity(user_id)
+    except ValueError as exc:
+        raise InvalidInputError(str(exc), hint="user ids are exact strings") from exc
 
 
 class _DerivedVectors:
@@ -755,6 +924,17 @@ class _Prepared:
     positions: dict[int, int]
     rejected: list[Rejection]
     vectors: Future[dict[str, Any]]
+
+
+class _Stored(NamedTuple):
+    """What one batch's locked write kept, rejected and wrote."""
+
+    fresh: list[Message]
+    decisions: list[RouteDecision]
+    rejected: list[Rejection]
+    duplicates: int
+    folds: int
+    archived: list[Any]
 
 
 def _run_now(function: Callable[..., Any], *args: Any) -> Future[Any]:

@@ -1,6 +1,8 @@
 """Fixtures for the store contract tests: every test taking ``stores`` runs against the
-in-memory reference and against DuckDB; every test taking ``index`` runs against the
-numpy reference and against Chroma."""
+in-memory reference, DuckDB and PostgreSQL (a schema of its own on a throwaway cluster,
+tests/pg_cluster.py); every test taking ``index`` runs against the
+numpy reference, against Chroma, and against Chroma opened on first use (a reader's),
+and against a Chroma server (``chroma run``, one per session)."""
 
 from __future__ import annotations
 
@@ -15,16 +17,18 @@ from memfold.stores import Stores
 from memfold.stores.base import VectorIndex
 
 
-@pytest.fixture(params=["memory", "duckdb"])
+@pytest.fixture(params=["memory", "duckdb", "postgres"])
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
-    bundle = make_stores(request.param, tmp_path)
+    cluster = request.getfixturevalue("pg_cluster") if request.param == "postgres" else None
+    bundle = make_stores(request.param, tmp_path, cluster)
     yield bundle
     bundle.close()
 
 
-@pytest.fixture(params=["memory", "chroma"])
+@pytest.fixture(params=["memory", "chroma", "lazy-chroma", "chroma-server"])
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorIndex]:
-    idx = make_index(request.param, tmp_path)
+    server = request.getfixturevalue("chroma_server") if request.param == "chroma-server" else None
+    idx = make_index(request.param, tmp_path, server)
     yield idx
     close = getattr(idx, "close", None)
     if close is not None:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memfold.models import ArchiveItem, DocumentChunk, Event, Message, ProfileFact
 from memfold.stores import Stores, duckdb_stores
 from memfold.stores.base import VectorIndex
 from memfold.stores.duckdb import DuckDBDatabase
 from memfold.stores.memory import InMemoryVectorIndex
+
+if TYPE_CHECKING:
+    from pg_cluster import ChromaServer, PostgresCluster
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 
@@ -50,9 +55,15 @@ def item(item_id: str, key_text: str = "some words", *, user: str = "ana", kind:
                        occurred_at=None if days is None else at(days=days))
 
 
-def make_stores(kind: str, tmp_path: Path) -> Stores:
+def make_stores(kind: str, tmp_path: Path, cluster: PostgresCluster | None = None) -> Stores:
     if kind == "memory":
         return Stores.in_memory()
+    if kind == "postgres":  # a schema of its own on the session's cluster
+        from memfold.stores.postgres import connect, postgres_stores
+
+        assert cluster is not None, "the postgres stores need the pg_cluster fixture"
+        return postgres_stores(connect(cluster.conninfo(cluster.new_schema())),
+                               InMemoryVectorIndex())
     if kind == "duckdb":
         return duckdb_stores(DuckDBDatabase(":memory:"), InMemoryVectorIndex())
     if kind == "duckdb-file":
@@ -60,9 +71,18 @@ def make_stores(kind: str, tmp_path: Path) -> Stores:
     raise ValueError(kind)
 
 
-def make_index(kind: str, tmp_path: Path) -> VectorIndex:
+def make_index(kind: str, tmp_path: Path, server: ChromaServer | None = None) -> VectorIndex:
     if kind == "memory":
         return InMemoryVectorIndex()
     from memfold.stores.chroma import ChromaVectorIndex
 
+    if kind == "chroma-server":  # its own collections (a name prefix) on the session's server
+        assert server is not None, "the chroma-server index needs the chroma_server fixture"
+        return ChromaVectorIndex(client=server.client(), collection=f"t{uuid.uuid4().hex[:12]}")
+
+    if kind == "lazy-chroma":  # what a read-only open_stores gives
+        from memfold.stores.lazy_index import LazyVectorIndex, chroma_vector_count
+
+        return LazyVectorIndex(lambda: ChromaVectorIndex(tmp_path / "chroma"),
+                               count_unopened=lambda: chroma_vector_count(tmp_path / "chroma"))
     return ChromaVectorIndex(tmp_path / "chroma")

@@ -1,9 +1,11 @@
-"""VectorIndex contract, run against the exact numpy index and against Chroma."""
+"""VectorIndex contract, run against the exact numpy index and against Chroma (a directory
+of its own, and a Chroma server)."""
 
 from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -178,3 +180,35 @@ def test_chroma_refuses_a_collection_that_names_another_owner(tmp_path: Path,
             index.query("ana", embedder.embed(["hiking"])[0], k=5)
     finally:
         index.close()
+
+
+def test_chroma_server_recovers_a_collection_another_replica_dropped(
+        chroma_server: Any, embedder: HashingEmbedder) -> None:
+    from memfold.stores.chroma import collection_name
+
+    prefix = f"t{uuid.uuid4().hex[:12]}"
+    one, two = (ChromaVectorIndex(client=chroma_server.client(), collection=prefix) for _ in "12")
+    try:
+        _fill(one, embedder, _items())
+        _fill(two, embedder, _items(user="bob", prefix="b"))
+        assert two.query("ana", embedder.embed(["puppy"])[0], k=1)  # `two` caches ana's collection
+        one.delete(list(TEXTS))
+        one.purge_log()  # a forget on `one`: ana's collection, now empty, is dropped
+        names = {c.name for c in one._client.list_collections()}  # noqa: SLF001
+        assert collection_name(prefix, "ana") not in names
+        assert collection_name(prefix, "bob") in names
+        _fill(two, embedder, _items())  # `two`'s handle is stale: reopened, not an error
+        assert one.ids("ana") == set(TEXTS) and one.ids("bob") == {"b" + i for i in TEXTS}
+    finally:
+        one.reset()
+        one.close()
+        two.close()
+
+
+def test_an_unreachable_chroma_server_is_a_vector_index_error() -> None:
+    from memfold.stores.chroma import http_client
+
+    with pytest.raises(VectorIndexError, match="MEMFOLD_CHROMA_URL"):
+        http_client("http://127.0.0.1:9")  # the discard port: nothing listens
+    with pytest.raises(InvalidInputError):
+        http_client("localhost:8000")

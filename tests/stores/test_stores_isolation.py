@@ -1,5 +1,5 @@
-"""Properties: what user A reads never depends on user B, and DuckDB answers every
-read exactly like the in-memory reference after any sequence of writes and deletes.
+"""Properties: what user A reads never depends on user B, and DuckDB and PostgreSQL answer
+every read exactly like the in-memory reference after any sequence of writes and deletes.
 
 Isolation: random writes for two users that reuse the same ids go into one store; only A's writes
 go into a second store. Every read method, called for A, must answer the same on both:
@@ -9,7 +9,7 @@ so B's rows can neither appear in A's answers nor change them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +19,9 @@ from stores_helpers import T0, at, chunk, event, fact, item, make_stores, messag
 from memfold.embed import HashingEmbedder
 from memfold.models import FoldState, SemanticMemory
 from memfold.stores import Stores
+
+if TYPE_CHECKING:
+    from pg_cluster import PostgresCluster
 
 USERS = ("ana", "bob")
 IDS = ("x1", "x2", "x3")
@@ -78,8 +81,9 @@ def _reads(stores: Stores, user: str) -> dict[str, Any]:
     }
 
 
-def check_reads_isolated(kind: str, tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
-    both, alone = make_stores(kind, tmp_path), make_stores(kind, tmp_path)
+def check_reads_isolated(kind: str, tmp_path: Path, ops: list[tuple[str, str, str, int]],
+                         cluster: PostgresCluster | None = None) -> None:
+    both, alone = make_stores(kind, tmp_path, cluster), make_stores(kind, tmp_path, cluster)
     try:
         for user, kind_, ident, version in ops:
             _apply(both, user, kind_, ident, version)
@@ -139,8 +143,9 @@ def _apply_any(stores: Stores, user: str, kind: str, ident: str, version: int) -
         _apply(stores, user, kind, ident, version)
 
 
-def _check_parity(tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
-    reference, duck = make_stores("memory", tmp_path), make_stores("duckdb", tmp_path)
+def _check_parity(tmp_path: Path, ops: list[tuple[str, str, str, int]], kind: str = "duckdb",
+                  cluster: PostgresCluster | None = None) -> None:
+    reference, duck = make_stores("memory", tmp_path), make_stores(kind, tmp_path, cluster)
     try:
         for step in ops:
             _apply_any(reference, *step)
@@ -165,3 +170,17 @@ def test_duckdb_answers_exactly_like_the_reference(tmp_path: Path,
 @given(ops=st.lists(op_with_deletes, max_size=50))
 def test_duckdb_parity_many_examples(tmp_path: Path, ops: list[tuple[str, str, str, int]]) -> None:
     _check_parity(tmp_path, ops)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=FIXTURE_OK)
+@given(ops=st.lists(op, min_size=10, max_size=25))
+def test_postgres_reads_of_one_user_never_depend_on_another(
+        tmp_path: Path, pg_cluster: PostgresCluster, ops: list[tuple[str, str, str, int]]) -> None:
+    check_reads_isolated("postgres", tmp_path, ops, pg_cluster)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=FIXTURE_OK)
+@given(ops=st.lists(op_with_deletes, min_size=10, max_size=30))
+def test_postgres_answers_exactly_like_the_reference(
+        tmp_path: Path, pg_cluster: PostgresCluster, ops: list[tuple[str, str, str, int]]) -> None:
+    _check_parity(tmp_path, ops, "postgres", pg_cluster)

@@ -1,7 +1,9 @@
-"""sync_index / rebuild_index on both bundles (in-memory and DuckDB + Chroma)."""
+"""sync_index / rebuild_index on every bundle (in-memory, DuckDB + Chroma, and PostgreSQL + a
+Chroma server: the deployment on servers)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -29,10 +31,17 @@ class CountingEmbedder:
         return self.inner.embed(texts)
 
 
-@pytest.fixture(params=["memory", "duckdb+chroma"])
+@pytest.fixture(params=["memory", "duckdb+chroma", "postgres+chroma-server"])
 def bundle(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
     if request.param == "memory":
         stores = Stores.in_memory()
+    elif request.param == "postgres+chroma-server":
+        from memfold.stores.postgres import connect, postgres_stores
+
+        cluster = request.getfixturevalue("pg_cluster")
+        server = request.getfixturevalue("chroma_server")
+        stores = postgres_stores(connect(cluster.conninfo(cluster.new_schema())), ChromaVectorIndex(
+            client=server.client(), collection=f"t{uuid.uuid4().hex[:12]}"))
     else:
         stores = duckdb_stores(DuckDBDatabase(tmp_path / "memfold.duckdb"),
                                ChromaVectorIndex(tmp_path / "chroma"))

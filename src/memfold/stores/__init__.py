@@ -14,6 +14,7 @@ A store directory holds ``memfold.duckdb``, ``chroma/`` and ``writer.lock``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,12 +94,16 @@ def duckdb_stores(db: DuckDBDatabase, index: VectorIndex, **extra: object) -> St
                   scratchpad=d.DuckDBScratchpad(db), **extra)  # type: ignore[arg-type]
 
 
-def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
+def open_stores(directory: str | Path, *, read_only: bool = False,
+                fresh_index: bool = False) -> Stores:
     """Open (creating if needed) the store directory.
 
     A writer takes ``DIR/writer.lock`` first and fails at once if another process holds
     it. A reader takes no lock, but DuckDB cannot open a file another process holds even
     read-only (measured), so with a live writer it fails at once too, naming its PID.
+    ``fresh_index=True`` (a writer only) starts the vector index from an empty directory:
+    the index is derived from DuckDB, so a corrupt one is dropped, not repaired, and
+    ``reindex`` rebuilds it.
     """
     directory = Path(directory)
     lock = None
@@ -110,6 +115,8 @@ def open_stores(directory: str | Path, *, read_only: bool = False) -> Stores:
             raise StoreError(f"no memfold store at {directory}", hint="ingest something first")
     else:
         lock = WriterLock(directory)
+        if fresh_index:  # under the writer lock: nobody else has the index open
+            shutil.rmtree(directory / CHROMA_DIR, ignore_errors=True)
     try:
         from memfold.stores.duckdb import DuckDBDatabase
 

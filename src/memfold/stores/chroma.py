@@ -16,6 +16,11 @@ ids), against ~6 ms without one; at 100,000 vectors and k=200, fetching the hits
 metadata costs ~6 ms of a ~10 ms query, so a plain query returns ids and distances only
 (recall then keeps only ids of the user's own DuckDB rows). ``kinds`` queries fetch the
 metadata and filter on it, checking ``user_id`` per hit too (they over-fetch).
+
+Server mode: ``ChromaVectorIndex(client=http_client("http://host:port"))`` keeps the same
+layout (one collection per user, same names) on a ``chroma run`` server that several
+memfold processes share. A collection handle another process made stale (it deleted the
+collection) is dropped and the call made once more.
 """
 
 from __future__ import annotations
@@ -31,17 +36,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import chromadb
 import numpy as np
 from chromadb.config import Settings
-from chromadb.errors import ChromaError
+from chromadb.errors import ChromaError, NotFoundError
 
 from memfold.errors import InvalidInputError, StoreClosedError, StoreCorruptError, VectorIndexError
 from memfold.models import ArchiveItem
 from memfold.stores._common import fsync_path
-
-COLLECTION = "memfold_archive"  # prefix of the per-user collection names
+from memfold.stores.lazy_index import COLLECTION  # prefix of the per-user collection names
 T = TypeVar("T")
 # What the Chroma client raises besides its own tree (sqlite, hnswlib and argument checks).
 _CHROMA_FAILURES = (ChromaError, ValueError, RuntimeError, OSError, KeyError)
@@ -54,6 +59,18 @@ def _translated(what: str) -> Iterator[None]:
     except _CHROMA_FAILURES as exc:
         raise VectorIndexError(f"Chroma failed to {what}: {exc}",
                                hint="run `memfold reindex` to rebuild it from DuckDB") from exc
+
+
+def _drop_cached_system(path: Path | None) -> None:
+    """chromadb caches one System per directory, even one whose start failed; the next
+    PersistentClient for that path then got the broken one (AttributeError: no 'bindings').
+    Drop it, so a retry opens the directory afresh (and fails or succeeds cleanly)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    cache = SharedSystemClient._identifier_to_system  # chromadb internals: no public API
+    for identifier, system in list(cache.items()):
+        if str(getattr(system.settings, "persist_directory", "")) == str(path):
+            cache.pop(identifier, None)
 
 
 def _metadata(item: ArchiveItem) -> dict[str, Any]:
@@ -80,10 +97,15 @@ def collection_name(prefix: str, user_id: str) -> str:
 class ChromaVectorIndex:
     """One cosine-space Chroma collection in ``path``; scores are cosine similarity."""
 
-    def __init__(self, path: str | Path, *, collection: str = COLLECTION,
-                 cleanup: bool = True) -> None:
-        self.path = Path(path)
-        if cleanup:  # a rebuild cut short by a crash: the old copy still holds deleted vectors
+    def __init__(self, path: str | Path | None = None, *, client: Any = None,
+                 collection: str = COLLECTION, cleanup: bool = True) -> None:
+        """A directory of its own (``path``), or a client of a Chroma server (``client``,
+        e.g. :func:`http_client`); either way the client is this index's to close."""
+        if (path is None) == (client is None):
+            raise ValueError("ChromaVectorIndex takes a directory or a client, not both")
+        self.path = None if path is None else Path(path)
+        # a rebuild cut short by a crash: the old copy still holds deleted vectors
+        if cleanup and self.path is not None:
             for leftover in (_sibling(self.path, ".old"), _sibling(self.path, ".rebuild")):
                 shutil.rmtree(leftover, ignore_errors=True)
         self.collection_name = collection
@@ -91,7 +113,10 @@ class ChromaVectorIndex:
         self._closed = False
         self._client: Any = None
         self._collections: dict[str, Any] = {}
-        self._connect()
+        if client is None:
+            self._connect()
+        else:
+            self._client = client
         with _translated("read the max batch size"):
             self._max_batch = max(1, int(self._client.get_max_batch_size()) - 1)
 
@@ -118,7 +143,17 @@ class ChromaVectorIndex:
     def _call(self, what: str, work: Callable[[], T]) -> T:
         with self._lock:
             if self._closed:
-                raise StoreClosedError(f"the vector index {self.path} was used after close()")
+                raise StoreClosedError(f"the vector index {self.path or 'on the Chroma server'} "
+                                       "was used after close()")
+            try:
+                with _translated(what):
+                    return work()
+            except VectorIndexError as exc:
+                if not isinstance(exc.__cause__, NotFoundError):
+                    raise
+            # a cached collection that another process deleted (a forget on another
+            # replica): forget the handles and try once more (the work reopens them)
+            self._collections.clear()
             with _translated(what):
                 return work()
 
@@ -218,7 +253,14 @@ class ChromaVectorIndex:
         So the live vectors are handed to a fresh process that writes a new directory,
         which then replaces this one. A crash midway leaves the index empty or stale; the
         next ``sync_index`` re-embeds the missing rows from DuckDB.
+
+        On a server (``client=``) the server owns its files, so this only deletes the
+        collections left empty (their metadata names their user); what the server's own
+        log keeps is measured in the README ("PostgreSQL + Chroma server").
         """
+        if self.path is None:
+            self._call("drop empty collections", self._drop_empty_collections)
+            return
         with self._lock:
             stage = _sibling(self.path, ".rebuild")
             shutil.rmtree(stage, ignore_errors=True)
@@ -233,12 +275,25 @@ class ChromaVectorIndex:
                 if self._client is None:
                     self._connect()
 
+    def _drop_empty_collections(self) -> None:
+        for collection in self._all():
+            if collection.count() == 0:
+                self._client.delete_collection(collection.name)
+        self._collections.clear()
+
     def _connect(self) -> None:
-        with _translated(f"open {self.path}"):
-            self._client = chromadb.PersistentClient(
-                path=str(self.path),
-                settings=Settings(anonymized_telemetry=False, allow_reset=True))
-            self._collections = {}
+        from memfold.stores.heap import scrub_freed_memory
+
+        scrub_freed_memory()  # HNSW writes unfilled heap slots to disk: stale bytes must be constant
+        try:
+            with _translated(f"open {self.path}"):
+                self._client = chromadb.PersistentClient(
+                    path=str(self.path),
+                    settings=Settings(anonymized_telemetry=False, allow_reset=True))
+                self._collections = {}
+        except VectorIndexError:
+            _drop_cached_system(self.path)
+            raise
 
     def _release_client(self) -> None:
         client, self._client = self._client, None
@@ -331,3 +386,19 @@ client.close()
 
 def _sibling(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
+
+
+def http_client(url: str) -> Any:
+    """A client of the Chroma server at ``http://host:port`` (``https://`` for TLS)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInputError(f"not a Chroma server URL: {url!r}",
+                                hint="e.g. http://127.0.0.1:8000")
+    try:
+        return chromadb.HttpClient(host=parts.hostname, ssl=parts.scheme == "https",
+                                   port=parts.port or (443 if parts.scheme == "https" else 8000),
+                                   settings=Settings(anonymized_telemetry=False))
+    except _CHROMA_FAILURES as exc:
+        raise VectorIndexError(f"cannot reach the Chroma server at {url}: {exc}",
+                               hint="start it (`chroma run --path DIR --port N`) or fix "
+                                    "MEMFOLD_CHROMA_URL") from exc
