@@ -141,7 +141,7 @@ def _wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
 
 
 @pytest.mark.parametrize("batch", [
-    pytest.param(8, id="batches-of-8"),  # 250 requests, each locking several users
+    pytest.param(20, id="batches-of-20"),  # 100 requests, each locking several users
     pytest.param(1, id="one-per-request", marks=pytest.mark.slow)])  # 2,000 requests: ~45 s
 def test_2000_concurrent_writes_for_overlapping_users_through_two_replicas(
         deployment, batch: int) -> None:
