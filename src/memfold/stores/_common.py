@@ -1,4 +1,4 @@
-"""Helpers shared by the in-memory and DuckDB stores, so both follow one contract."""
+"""Helpers shared by the in-memory, DuckDB and PostgreSQL stores, so all follow one contract."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import json
 import os
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal
 
 from memfold.errors import EvidenceRequiredError, InvalidInputError
 from memfold.models import ArchiveItem, ChangeAction, ProfileChange, ProfileFact, utcnow
@@ -42,6 +43,38 @@ def new_change(fact_or_key: ProfileFact | tuple[str, str, str], action: ChangeAc
         old_value=old_value, new_value=new_value, sources=list(sources), reason=reason,
         actor=actor, changed_at=as_utc(at) if at is not None else utcnow(),
     )
+
+
+@dataclass(frozen=True)
+class FactWrite:
+    """What a profile upsert writes: a new row (``insert``), or the stored row's new state
+    (``update``), and the changelog row if the value changed (None: same value, more
+    evidence, no change)."""
+
+    kind: Literal["insert", "update"]
+    fact: ProfileFact
+    change: ProfileChange | None
+
+
+def plan_upsert(old: ProfileFact | None, fact: ProfileFact, *, reason: str,
+                actor: str) -> FactWrite:
+    """The upsert rule every store applies: a new key is added; the same value only merges
+    the sources (newest time, category kept if the new one has none); a new value replaces
+    the old one, and the changelog keeps both."""
+    require_evidence(fact)
+    if old is None:
+        return FactWrite("insert", fact, new_change(fact, "add", old_value=None, new_value=fact.value,
+                                                    sources=fact.sources, reason=reason, actor=actor,
+                                                    at=fact.updated_at))
+    category = fact.category or old.category
+    if old.value == fact.value:
+        merged = fact.model_copy(update={"sources": merge_sources(old.sources, fact.sources),
+                                         "updated_at": max(old.updated_at, fact.updated_at),
+                                         "category": category})
+        return FactWrite("update", merged, None)
+    return FactWrite("update", fact.model_copy(update={"category": category}),
+                     new_change(fact, "update", old_value=old.value, new_value=fact.value,
+                                sources=fact.sources, reason=reason, actor=actor, at=fact.updated_at))
 
 
 def as_utc(value: datetime) -> datetime:

@@ -49,9 +49,10 @@ from memfold.models import (
 )
 from memfold.stores._common import (
     fsync_path,
+    FactWrite,
     as_utc,
-    merge_sources,
     new_change,
+    plan_upsert,
     refuse_foreign_ids,
     require_evidence,
     to_json,
@@ -572,31 +573,23 @@ class DuckDBProfileStore:
                actor: str = "router") -> ProfileChange | None:
         require_evidence(fact)
         with self.db.transaction():
-            old = self.get(fact.user_id, fact.subject, fact.key)
-            if old is None:
-                self.db.execute(
-                    f"INSERT INTO profile ({_FACT_COLS}, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [fact.user_id, fact.subject, fact.key, fact.value, fact.sources,
-                     fact.updated_at, fact.category, fact.updated_at])
-                return self._log(new_change(fact, "add", old_value=None, new_value=fact.value,
-                                            sources=fact.sources, reason=reason, actor=actor,
-                                            at=fact.updated_at))
-            if old.value == fact.value:
-                self._update(fact, merge_sources(old.sources, fact.sources),
-                             max(old.updated_at, fact.updated_at), fact.category or old.category)
-                return None
-            self._update(fact, fact.sources, fact.updated_at, fact.category or old.category)
-            return self._log(new_change(fact, "update", old_value=old.value, new_value=fact.value,
-                                        sources=fact.sources, reason=reason, actor=actor,
-                                        at=fact.updated_at))
+            plan = plan_upsert(self.get(fact.user_id, fact.subject, fact.key), fact,
+                               reason=reason, actor=actor)
+            self._write(plan)
+            return None if plan.change is None else self._log(plan.change)
 
-    def _update(self, fact: ProfileFact, sources: list[str], updated_at: datetime,
-                category: str | None) -> None:
+    def _write(self, plan: FactWrite) -> None:
+        f = plan.fact
+        if plan.kind == "insert":
+            self.db.execute(f"INSERT INTO profile ({_FACT_COLS}, created_at) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [f.user_id, f.subject, f.key, f.value, f.sources, f.updated_at,
+                             f.category, f.updated_at])
+            return
         self.db.execute(
             "UPDATE profile SET value = ?, sources = ?, updated_at = ?, category = ? "
             "WHERE user_id = ? AND subject = ? AND key = ?",
-            [fact.value, sources, updated_at, category, fact.user_id, fact.subject, fact.key])
+            [f.value, f.sources, f.updated_at, f.category, f.user_id, f.subject, f.key])
 
     def _log(self, change: ProfileChange) -> ProfileChange:
         self.db.execute(

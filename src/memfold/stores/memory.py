@@ -38,8 +38,8 @@ from memfold.models import (
 from memfold.stores._common import (
     as_utc,
     in_window,
-    merge_sources,
     new_change,
+    plan_upsert,
     overlaps,
     refuse_foreign_ids,
     require_evidence,
@@ -260,23 +260,10 @@ class InMemoryProfileStore:
             rows = self.db.table("profile")
             key = (fact.user_id, fact.subject, fact.key)
             row = rows.get(key)
-            if row is None:
-                rows[key] = _ProfileRow(fact, created_at=fact.updated_at)
-                return self._log(new_change(fact, "add", old_value=None, new_value=fact.value,
-                                            sources=fact.sources, reason=reason, actor=actor,
-                                            at=fact.updated_at))
-            if row.fact.value == fact.value:  # same value: more evidence, not a change
-                merged = row.fact.model_copy(update={
-                    "sources": merge_sources(row.fact.sources, fact.sources),
-                    "updated_at": max(row.fact.updated_at, fact.updated_at),
-                    "category": fact.category or row.fact.category})
-                rows[key] = replace(row, fact=merged)
-                return None
-            stored = fact.model_copy(update={"category": fact.category or row.fact.category})
-            rows[key] = replace(row, fact=stored)
-            return self._log(new_change(fact, "update", old_value=row.fact.value,
-                                        new_value=fact.value, sources=fact.sources,
-                                        reason=reason, actor=actor, at=fact.updated_at))
+            plan = plan_upsert(None if row is None else row.fact, fact, reason=reason, actor=actor)
+            rows[key] = (_ProfileRow(plan.fact, created_at=fact.updated_at) if row is None
+                         else replace(row, fact=plan.fact))
+            return None if plan.change is None else self._log(plan.change)
 
     def _log(self, change: ProfileChange) -> ProfileChange:
         self.db.table("changes")[(self.db.next_seq(), change.change_id)] = change
