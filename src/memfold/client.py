@@ -101,7 +101,7 @@ class MemoryClient:
         report = self._model(IngestReport, "POST", "/v1/messages/batch", body={"messages": batch})
         if progress:
             progress(len(batch))
-        return _merged(total, report, offset)
+        return total.merged(report, offset=offset)
 
     def set_fact(self, user_id: str, key: str, value: str, *, sources: Sequence[str],
                  subject: str = "user", reason: str = "set by hand") -> ProfileChange | None:
@@ -261,14 +261,3 @@ def _iso(value: datetime | None) -> str | None:
 
 def _params(params: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in params.items() if value is not None}
-
-
-def _merged(total: IngestReport, report: IngestReport, offset: int) -> IngestReport:
-    routed = dict(total.routed)
-    for kind, n in report.routed.items():
-        routed[kind] = routed.get(kind, 0) + n
-    rejected = [r.model_copy(update={"position": r.position + offset}) for r in report.rejected]
-    return IngestReport(accepted=total.accepted + report.accepted,
-                        duplicates=total.duplicates + report.duplicates,
-                        rejected=[*total.rejected, *rejected], routed=routed,
-                        folds=total.folds + report.folds, seconds=total.seconds + report.seconds)

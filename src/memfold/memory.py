@@ -100,7 +100,6 @@ class Memory:
         self._parts: Parts | None = None
         self._parts_lock = threading.Lock()
         self._write_lock = threading.RLock()
-        self._last_stored_positions: list[int] = []
         self._closed = False
 
     @property
@@ -204,25 +203,16 @@ class Memory:
 
     def ingest(self, message: Message | dict[str, Any]) -> RouteDecision:
         """Store one message; when this returns it is durable. Invalid input raises."""
-        report, decisions = self._ingest_batch([message], start=1)
-        if report.rejected:
-            rejection = report.rejected[0]
-            raise InvalidMessageError(rejection.error, field=rejection.field, msg_id=rejection.msg_id)
-        if decisions:
-            return decisions[0]
-        # the identical message was already stored (ingest is idempotent): say what it routes
-        # to, and that nothing was written this time
-        decision = self.route(message)
-        return decision.model_copy(update={
-            "reasons": [*decision.reasons, "already stored: identical message, nothing written"]})
+        [result] = self.ingest_each([message])
+        if isinstance(result, Rejection):
+            raise InvalidMessageError(result.error, field=result.field, msg_id=result.msg_id)
+        return result
 
     def ingest_each(self, messages: Sequence[Message | dict[str, Any]]) -> list[RouteDecision | Rejection]:
         """Store ``messages`` in one batch (one transaction, one embedding pass) and return one
         result per message, in order: its route decision, or the Rejection that kept it out.
         The service stores concurrent single-message requests together this way."""
-        with self._write_lock:  # the positions below belong to this call
-            report, decisions = self._ingest_batch(list(messages), start=1)
-            stored = dict(zip(self._last_stored_positions, decisions))
+        report, stored = self._ingest_batch(list(messages), start=1)
         results: list[RouteDecision | Rejection] = []
         rejected = {r.position: r for r in report.rejected}
         for position, message in enumerate(messages, start=1):
@@ -259,7 +249,7 @@ class Memory:
                 position += len(batch or ())
                 if pending is not None:
                     report, _ = self._store_prepared(pending, derived)
-                    total = _merge_reports(total, report)
+                    total = total.merged(report)
                     if progress:
                         progress(pending.size)
                 pending = ready
@@ -285,7 +275,7 @@ class Memory:
         return self.router.route(valid, context)
 
     def _ingest_batch(self, raw: Sequence[Message | dict[str, Any]], *,
-                      start: int) -> tuple[IngestReport, list[RouteDecision]]:
+                      start: int) -> tuple[IngestReport, dict[int, RouteDecision]]:
         return self._store_prepared(self._prepare(raw, start, _run_now))
 
     def _prepare(self, raw: Sequence[Message | dict[str, Any]], start: int,
@@ -301,9 +291,10 @@ class Memory:
         return _Prepared(len(raw), messages, positions, rejected, submit(self._embed_texts, unseen))
 
     def _store_prepared(self, batch: _Prepared,
-                        derived: _DerivedVectors | None = None) -> tuple[IngestReport, list[RouteDecision]]:
+                        derived: _DerivedVectors | None = None) -> tuple[IngestReport, dict[int, RouteDecision]]:
+        """Store a prepared batch; the decisions are keyed by the stored messages' positions."""
         if not batch.messages:
-            return IngestReport(rejected=batch.rejected), []
+            return IngestReport(rejected=batch.rejected), {}
         self._check_open()
         vectors = dict(batch.vectors.result())
         with self._write_lock:
@@ -316,8 +307,7 @@ class Memory:
             routed[decision.kind] = routed.get(decision.kind, 0) + 1
         report = IngestReport(accepted=len(stored.fresh), duplicates=stored.duplicates,
                               rejected=stored.rejected, routed=routed, folds=stored.folds)
-        self._last_stored_positions = [batch.positions[id(m)] for m in stored.fresh]
-        return report, stored.decisions
+        return report, {batch.positions[id(m)]: d for m, d in zip(stored.fresh, stored.decisions)}
 
     def _users_write(self, user_ids: Sequence[str], work: Callable[[], _T]) -> _T:
         """Run ``work`` as the only writer of these users. An embedded store has one writer
@@ -969,9 +959,4 @@ def _group_by_user(messages: Sequence[Message], payload: Sequence[Any]) -> Itera
     yield from groups.items()
 
 
-def _merge_reports(a: IngestReport, b: IngestReport) -> IngestReport:
-    routed = dict(a.routed)
-    for kind, n in b.routed.items():
-        routed[kind] = routed.get(kind, 0) + n
-    return IngestReport(accepted=a.accepted + b.accepted, duplicates=a.duplicates + b.duplicates,
-                        rejected=[*a.rejected, *b.rejected], routed=routed, folds=a.folds + b.folds)
+

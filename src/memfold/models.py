@@ -362,6 +362,18 @@ class IngestReport(Record):
     folds: int = 0
     seconds: float = 0.0
 
+    def merged(self, later: IngestReport, *, offset: int = 0) -> IngestReport:
+        """This report and a later batch's, as one; ``offset`` shifts the later batch's
+        rejection positions (its first message follows ``offset`` earlier ones)."""
+        routed = dict(self.routed)
+        for kind, n in later.routed.items():
+            routed[kind] = routed.get(kind, 0) + n
+        shifted = [r.model_copy(update={"position": r.position + offset}) for r in later.rejected]
+        return IngestReport(accepted=self.accepted + later.accepted,
+                            duplicates=self.duplicates + later.duplicates,
+                            rejected=[*self.rejected, *shifted], routed=routed,
+                            folds=self.folds + later.folds, seconds=self.seconds + later.seconds)
+
 
 def unique_sources(items: list[RecallItem]) -> list[str]:
     return list(dict.fromkeys(src for item in items for src in item.sources))
