@@ -152,14 +152,7 @@ def _print_error(exc: MemfoldError) -> None:
 
 def one_line(exc: MemfoldError) -> str:
     """The error as one line: its message up to any echo of the query, then the hint."""
-    message = str(exc.args[0]) if exc.args else type(exc).__name__
-    kept = []
-    for line in message.splitlines():
-        if line.startswith("LINE "):  # DuckDB's echo of the statement with a caret below it
-            break
-        if line.strip():
-            kept.append(line.strip())
-    text = " ".join(kept) or type(exc).__name__
+    text = exc.summary or type(exc).__name__
     return f"{text} ({exc.hint})" if exc.hint else text
 
 

@@ -58,6 +58,19 @@ class MemfoldError(Exception):
         base = super().__str__()
         return f"{base} ({self.hint})" if self.hint else base
 
+    @property
+    def summary(self) -> str:
+        """The message as one line, cut before DuckDB's echo of the statement (a line
+        starting ``LINE `` with a caret under it): what the CLI and the MCP tools show."""
+        message = str(self.args[0]) if self.args else ""
+        kept = []
+        for line in message.splitlines():
+            if line.startswith("LINE "):
+                break
+            if line.strip():
+                kept.append(line.strip())
+        return " ".join(kept)
+
 
 class ConfigError(MemfoldError):
     """Settings that cannot work: unknown backend, missing API key, bad path."""

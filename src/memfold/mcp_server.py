@@ -115,13 +115,7 @@ class ProfileView(BaseModel):
 def error_text(exc: MemfoldError) -> str:
     """One line for the model: the kind of error, what happened, and what to do about it.
     The message stops before DuckDB's echo of the statement (a line starting ``LINE ``)."""
-    message = str(exc.args[0]) if exc.args else ""
-    kept = []
-    for line in message.splitlines():
-        if line.startswith("LINE "):
-            break
-        kept.append(line.strip())
-    text = f"{type(exc).__name__}: {' '.join(filter(None, kept)) or 'failed'}"
+    text = f"{type(exc).__name__}: {exc.summary or 'failed'}"
     return f"{text} (hint: {exc.hint})" if exc.hint else text
 
 
@@ -273,10 +267,15 @@ class PinnedMemoryTools:
 
 def pinned_user(user_id: str | None) -> str:
     """The one user id a server serves; refuse to start without one."""
+    from memfold.models import check_identity
+
     if user_id is None or not user_id.strip():
         raise ConfigError("memfold mcp serves exactly one user, and none was given",
                           hint="pass --user USER_ID or set MEMFOLD_USER")
-    return user_id.strip()
+    try:  # exact, as everywhere: "alice " is not alice, and is not silently made alice
+        return check_identity(user_id)
+    except ValueError as exc:
+        raise ConfigError(f"--user: {exc}") from exc
 
 
 def _as_utc(ts: datetime) -> datetime:
