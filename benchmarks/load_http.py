@@ -56,7 +56,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import psutil
 
 from memfold.bench.locomo import load_locomo
@@ -92,7 +91,8 @@ class Corpus:
     copies: int
 
 
-def _as_user(message: Any, user_id: str) -> dict[str, Any]:
+def as_user(message: Any, user_id: str) -> dict[str, Any]:
+    """A LoCoMo turn as a message of ``user_id`` (msg_ids made unique per user; replicas.py too)."""
     record = message.model_dump(mode="json")
     if not record.get("meta"):
         record.pop("meta", None)
@@ -113,7 +113,7 @@ def build_corpus(locomo: Path, messages: int, reserve: int) -> Corpus:
         kept[user] += 1
     corpus = Corpus(stored=[], held_back={}, questions={}, copies=copies)
     for user, conv in users:
-        turns = [_as_user(m, user) for m in conv.messages]
+        turns = [as_user(m, user) for m in conv.messages]
         corpus.stored.extend(turns[: kept[user]])
         corpus.held_back[user] = turns[kept[user]:]
         corpus.questions[user] = [q.question for q in conv.questions]
@@ -263,15 +263,15 @@ class Server:
         raise SystemExit(f"the server did not announce itself in {path}")
 
     def _wait_ready(self, deadline: float) -> None:
-        while time.perf_counter() < deadline:
-            self._check_running()
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=5).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass  # not listening yet
-            time.sleep(0.1)
-        raise SystemExit(f"the server at {self.url} never became ready")
+        from memfold.client import wait_until_ready
+        from memfold.errors import ServerUnavailableError
+
+        try:
+            wait_until_ready(self.url, timeout=max(0.0, deadline - time.perf_counter()),
+                             alive=lambda: self.proc is None or self.proc.poll() is None)
+        except ServerUnavailableError as exc:
+            self._check_running()  # exited: its log says why
+            raise SystemExit(f"the server at {self.url} never became ready ({exc})") from exc
 
     def _check_running(self) -> None:
         if self.proc is not None and self.proc.poll() is not None:

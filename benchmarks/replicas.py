@@ -39,6 +39,8 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "facade")]
 from pg_cluster import ChromaServer, PostgresCluster  # noqa: E402  (test servers, reused)
 from replicas import Replica, server_env  # noqa: E402
 
+from load_http import as_user  # noqa: E402  (the same LoCoMo-to-messages mapping)
+
 from memfold.bench.locomo import load_locomo  # noqa: E402
 from memfold.client import MemoryClient  # noqa: E402
 from memfold.errors import MemfoldError  # noqa: E402
@@ -71,19 +73,11 @@ def build_corpus(locomo: Path, messages: int, users: int, batch: int) -> Corpus:
     for n in range(users):
         conv = convs[n % len(convs)]
         user = f"{conv.user_id}.{n // len(convs)}"
-        turns = [_as_user(m, user) for m in conv.messages[:per_user]]
+        turns = [as_user(m, user) for m in conv.messages[:per_user]]
         batches_of.append([turns[i:i + batch] for i in range(0, len(turns), batch)])
         questions[user] = [q.question for q in conv.questions] or ["what happened?"]
     interleaved = [b[i] for i in range(max(map(len, batches_of))) for b in batches_of if i < len(b)]
     return Corpus(interleaved, questions, sum(len(b) for b in interleaved))
-
-
-def _as_user(message: Any, user: str) -> dict[str, Any]:
-    record = message.model_dump(mode="json")
-    if not record.get("meta"):
-        record.pop("meta", None)
-    record.update(user_id=user, msg_id=f"{user}:{message.msg_id}")
-    return record
 
 
 @dataclass

@@ -261,3 +261,23 @@ def _iso(value: datetime | None) -> str | None:
 
 def _params(params: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in params.items() if value is not None}
+
+
+def wait_until_ready(url: str, *, timeout: float = 60.0, api_key: str | None = None,
+                     alive: Callable[[], bool] = lambda: True) -> None:
+    """Poll ``/readyz`` until the server at ``url`` answers; ServerUnavailableError if it
+    does not within ``timeout`` seconds, or as soon as ``alive()`` says its process is gone."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    with MemoryClient(url, api_key=api_key, timeout=5.0) as client:
+        while True:
+            if not alive():
+                raise ServerUnavailableError(f"the server for {url} exited before it was ready")
+            try:
+                client.health()
+                return
+            except ServerUnavailableError:
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.1)

@@ -15,8 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from memfold.client import wait_until_ready
 from memfold.config import Settings
 from memfold.memory import Memory
+from memfold.service.server import discover
 
 from .conftest import message, transcript_lines, write_jsonl
 
@@ -30,19 +32,15 @@ def memfold(store: Path, *args: str, env: dict | None = None) -> subprocess.Comp
 
 def wait_for_server(store: Path, process: subprocess.Popen) -> str:
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    while (url := discover(store)) is None:  # the server announces itself in the store
         if process.poll() is not None:
             raise AssertionError(f"serve exited: {process.stderr.read() if process.stderr else ''}")
-        announced = store / "server.json"
-        if announced.is_file():
-            url = json.loads(announced.read_text())["url"]
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    return url
-            except httpx.TransportError:
-                pass
+        if time.monotonic() > deadline:
+            raise AssertionError("memfold serve wrote no server.json")
         time.sleep(0.1)
-    raise AssertionError("memfold serve did not become ready")
+    wait_until_ready(url, timeout=max(1.0, deadline - time.monotonic()),
+                     alive=lambda: process.poll() is None)
+    return url
 
 
 @pytest.fixture

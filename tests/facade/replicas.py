@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 
 
 def free_port() -> int:
@@ -68,18 +67,16 @@ class Replica:
         return time.perf_counter() - started
 
     def _wait_ready(self, deadline: float) -> None:
-        while time.perf_counter() < deadline:
-            if self.proc is not None and self.proc.poll() is not None:
-                tail = self.log.read_text(errors="replace")[-3000:]
-                raise RuntimeError(f"memfold serve exited with {self.proc.returncode}:\n{tail}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=5).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass  # not listening yet
-            time.sleep(0.1)
-        self.kill9()
-        raise RuntimeError(f"the replica at {self.url} never became ready")
+        from memfold.client import wait_until_ready
+        from memfold.errors import ServerUnavailableError
+
+        try:
+            wait_until_ready(self.url, timeout=max(0.0, deadline - time.perf_counter()),
+                             alive=lambda: self.proc is None or self.proc.poll() is None)
+        except ServerUnavailableError as exc:
+            tail = self.log.read_text(errors="replace")[-3000:]
+            self.kill9()
+            raise RuntimeError(f"the replica at {self.url} never became ready ({exc}):\n{tail}") from exc
 
     @property
     def pid(self) -> int:
