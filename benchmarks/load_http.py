@@ -386,10 +386,26 @@ def _thread_times(process: psutil.Process) -> dict[int, float]:
         return {}
 
 
+def _children_busy(process: psutil.Process) -> float:
+    """CPU of the server's live children (its vector-index process)."""
+    try:
+        children = process.children(recursive=True)
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for child in children:
+        try:
+            total += _busy_seconds(child.cpu_times())
+        except psutil.Error:
+            pass  # exited in between
+    return total
+
+
 class CpuMonitor:
     """CPU used during a phase by the server (total, and its busiest thread: one thread near
-    100% would be a single-thread bottleneck), by this load generator (it shares the cores)
-    and by the whole machine (so: by everyone else too)."""
+    100% would be a single-thread bottleneck; its child processes count as the server too and
+    are also shown apart), by this load generator (it shares the cores) and by the whole
+    machine (so: by everyone else too)."""
 
     def __init__(self, server_pid: int) -> None:
         self.server = psutil.Process(server_pid)
@@ -401,6 +417,7 @@ class CpuMonitor:
     def __enter__(self) -> CpuMonitor:
         self._start = (time.perf_counter(), _busy_seconds(self.server.cpu_times()),
                        _busy_seconds(self.me.cpu_times()), _busy_seconds(psutil.cpu_times()))
+        self._children0 = _children_busy(self.server)
         self._threads = _thread_times(self.server)
         self.load_at_start = load_average()
         self._sampler.start()
@@ -421,7 +438,8 @@ class CpuMonitor:
     def result(self) -> dict[str, Any]:
         wall, server0, me0, machine0 = self._start
         wall = time.perf_counter() - wall
-        server = _busy_seconds(self.server.cpu_times()) - server0
+        children = _children_busy(self.server) - self._children0
+        server = _busy_seconds(self.server.cpu_times()) - server0 + children
         me = _busy_seconds(self.me.cpu_times()) - me0
         machine = _busy_seconds(psutil.cpu_times()) - machine0
         def pct(seconds: float) -> float:
@@ -431,6 +449,7 @@ class CpuMonitor:
                                "load_avg_at_start": self.load_at_start,
                                "load_generator_cpu_pct": pct(me), "machine_cpu_pct": pct(machine),
                                "server_cpu_pct": pct(server),
+                               "server_child_processes_cpu_pct": pct(children),
                                "other_processes_cpu_pct": pct(machine - server - me),
                                "server_cpu_pct_per_second": self.per_second}
         after = _thread_times(self.server)

@@ -209,7 +209,8 @@ def _server_url(store: Path) -> str | None:
 
 @contextmanager
 def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = False,
-          remote_ok: bool = True, fresh_index: bool = False) -> Iterator[Any]:
+          remote_ok: bool = True, fresh_index: bool = False,
+          index_process: bool = False) -> Iterator[Any]:
     """Open the store for one command; readers take no lock and never disturb a writer.
     When a server owns the store (or --server is given), the command goes to it instead:
     the same MemoryAPI, so reads and writes work while the server runs.
@@ -223,7 +224,7 @@ def _open(*, read_only: bool = False, user: str | None = None, reembed: bool = F
                 _warn_if_unknown(client, user)
             yield client
         return
-    settings = _settings()
+    settings = _settings().model_copy(update={"index_process": index_process})
     store = Path(settings.store)
     _refuse_if_held(store, reading=read_only)
     if read_only:

@@ -75,6 +75,11 @@ class Settings(BaseModel):
     # "PostgreSQL + Chroma server"). The URL may carry a password: never in repr.
     database_url: str | None = Field(default=None, repr=False)
     chroma_url: str | None = None
+    # The store directory's Chroma index in a child process (`memfold serve` turns it on):
+    # Chroma holds the GIL through each call, which stalled every other request
+    # (stores/index_process.py has the figures). Off for one-shot commands: the child
+    # costs a second interpreter and a chromadb import at start.
+    index_process: bool = False
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
@@ -179,7 +184,8 @@ def build_stores(settings: Settings, *, read_only: bool = False, fresh_index: bo
     if settings.database_url is None and settings.chroma_url is None:
         from memfold.stores import open_stores
 
-        return open_stores(Path(settings.store), read_only=read_only, fresh_index=fresh_index)
+        return open_stores(Path(settings.store), read_only=read_only, fresh_index=fresh_index,
+                           index_process=settings.index_process)
     database_url, chroma_url = _server_urls(settings)
     from memfold.stores.chroma import ChromaVectorIndex, http_client
     from memfold.stores.postgres import connect, postgres_stores

@@ -80,6 +80,11 @@ def make_index(kind: str, tmp_path: Path, server: ChromaServer | None = None) ->
         assert server is not None, "the chroma-server index needs the chroma_server fixture"
         return ChromaVectorIndex(client=server.client(), collection=f"t{uuid.uuid4().hex[:12]}")
 
+    if kind == "chroma-process":  # what `memfold serve` gives: the directory in a child
+        from memfold.stores.index_process import ProcessVectorIndex
+
+        return ProcessVectorIndex(tmp_path / "chroma")
+
     if kind == "lazy-chroma":  # what a read-only open_stores gives
         from memfold.stores.lazy_index import LazyVectorIndex, chroma_vector_count
 

@@ -37,6 +37,10 @@ def serve_command(
         help="Seconds a shutdown waits for requests in flight.")] = 30.0,
     allow_unauthenticated: Annotated[bool, typer.Option(
         "--allow-unauthenticated", help="Serve a non-loopback address without API keys.")] = False,
+    index_process: Annotated[bool, typer.Option(
+        "--index-process/--no-index-process",
+        help="Run the store's Chroma index in a child process, so its calls do not stall "
+             "other requests (README, \"Serving\").")] = True,
 ) -> None:
     """Serve the store over HTTP (REST, OpenAPI at /openapi.json, /healthz, /readyz); other
     memfold commands on the same --store send their work to it; without API keys it listens
@@ -49,7 +53,7 @@ def serve_command(
     if not keys.enabled and not is_loopback(host) and not allow_unauthenticated:
         raise ConfigError(f"refusing to serve {host} without API keys",
                           hint="pass --api-keys FILE (or MEMFOLD_API_KEYS), or --allow-unauthenticated")
-    with cli._open() as memory:
+    with cli._open(index_process=index_process) as memory:
         sock = bind(host, port)
         app = create_app(memory, keys=keys, rate=rate_limit, burst=burst,
                          max_request_bytes=max_request_bytes)

@@ -95,7 +95,7 @@ def duckdb_stores(db: DuckDBDatabase, index: VectorIndex, **extra: object) -> St
 
 
 def open_stores(directory: str | Path, *, read_only: bool = False,
-                fresh_index: bool = False) -> Stores:
+                fresh_index: bool = False, index_process: bool = False) -> Stores:
     """Open (creating if needed) the store directory.
 
     A writer takes ``DIR/writer.lock`` first and fails at once if another process holds
@@ -103,7 +103,8 @@ def open_stores(directory: str | Path, *, read_only: bool = False,
     read-only (measured), so with a live writer it fails at once too, naming its PID.
     ``fresh_index=True`` (a writer only) starts the vector index from an empty directory:
     the index is derived from DuckDB, so a corrupt one is dropped, not repaired, and
-    ``reindex`` rebuilds it.
+    ``reindex`` rebuilds it. ``index_process`` (a writer only): the Chroma directory is
+    served by a child process (:mod:`memfold.stores.index_process`).
     """
     directory = Path(directory)
     lock = None
@@ -128,7 +129,8 @@ def open_stores(directory: str | Path, *, read_only: bool = False,
             # we hold the writer lock, so whoever holds DuckDB's lock is a reader
             raise StoreLockedError(str(directory), exc.pid, reader=True) from exc
         try:
-            index = _reader_index(directory) if read_only else _chroma_index(directory, cleanup=True)
+            index = (_reader_index(directory) if read_only
+                     else _chroma_index(directory, cleanup=True, child=index_process))
         except StoreError:
             db.close()
             raise
@@ -139,7 +141,11 @@ def open_stores(directory: str | Path, *, read_only: bool = False,
     return duckdb_stores(db, index, lock=lock, directory=directory, read_only=read_only)
 
 
-def _chroma_index(directory: Path, *, cleanup: bool) -> VectorIndex:
+def _chroma_index(directory: Path, *, cleanup: bool, child: bool = False) -> VectorIndex:
+    if child:
+        from memfold.stores.index_process import ProcessVectorIndex
+
+        return ProcessVectorIndex(directory / CHROMA_DIR, cleanup=cleanup)
     from memfold.stores.chroma import ChromaVectorIndex
 
     return ChromaVectorIndex(directory / CHROMA_DIR, cleanup=cleanup)
