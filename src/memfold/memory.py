@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from datetime import datetime, timedelta
@@ -100,6 +101,9 @@ class Memory:
         self._parts: Parts | None = None
         self._parts_lock = threading.Lock()
         self._write_lock = threading.RLock()
+        # Held while committed rows are indexed; with the write lock by every other write
+        # (_exclusive), so an ingest's upsert never runs beside a forget or a reindex.
+        self._index_lock = threading.RLock()
         self._closed = False
 
     @property
@@ -254,7 +258,7 @@ class Memory:
                         progress(pending.size)
                 pending = ready
             if derived.started:
-                with self._write_lock:  # the last batch's derived rows, before returning
+                with self._exclusive():  # the last batch's derived rows, before returning
                     self.sync_index(PrecomputedEmbedder(self.embedder, derived.take()), full=False)
         return total.model_copy(update={"seconds": time.perf_counter() - started})
 
@@ -301,13 +305,25 @@ class Memory:
             stored = self._users_write([m.user_id for m in batch.messages],
                                        lambda: self._route_and_commit(batch, vectors))
             self.retriever.archived(stored.archived)  # after the commit: BM25 only learns committed rows
+            self._index_lock.acquire()  # before the write lock is let go: no forget between
+        try:
+            # The next batch commits while this one's vectors are upserted (the index call
+            # is most of a write's time: ~17 ms a user's collection on an idle machine).
             self._index(vectors, derived)
+        finally:
+            self._index_lock.release()
         routed: dict[str, int] = {}
         for decision in stored.decisions:
             routed[decision.kind] = routed.get(decision.kind, 0) + 1
         report = IngestReport(accepted=len(stored.fresh), duplicates=stored.duplicates,
                               rejected=stored.rejected, routed=routed, folds=stored.folds)
         return report, {batch.positions[id(m)]: d for m, d in zip(stored.fresh, stored.decisions)}
+
+    @contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """The write lock and the index lock: no ingest commits or indexes meanwhile."""
+        with self._write_lock, self._index_lock:
+            yield
 
     def _users_write(self, user_ids: Sequence[str], work: Callable[[], _T]) -> _T:
         """Run ``work`` as the only writer of these users. An embedded store has one writer
@@ -494,7 +510,7 @@ class Memory:
         """Rebuild the vector index from DuckDB (``memfold reindex``)."""
         from memfold.stores.sync import rebuild_index
 
-        with self._write_lock:
+        with self._exclusive():
             report = rebuild_index(self.stores, self.embedder)
             self.stores.db.set_meta("embedder", self.embedder.name)
             return report
@@ -621,14 +637,14 @@ class Memory:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first.get("loc", ())) or "fact"
             raise InvalidInputError(f"{field}: {first.get('msg')}") from exc
-        with self._write_lock:
+        with self._exclusive():
             return self._user_transaction([user_id], lambda: self.stores.profile.upsert(
                 fact, reason=reason, actor="user"))
 
     def delete_fact(self, user_id: str, key: str, *, subject: str = "user",
                     reason: str = "deleted by the user") -> ProfileChange | None:
         user_id = _require_user(user_id)
-        with self._write_lock:
+        with self._exclusive():
             return self._user_transaction([user_id], lambda: self.stores.profile.delete(
                 user_id, subject, key, reason=reason))
 
@@ -639,7 +655,7 @@ class Memory:
 
         user_id = _require_user(user_id)
         self._check_open()
-        with self._write_lock:
+        with self._exclusive():
             report = self._user_transaction([user_id], lambda: enforce_retention(
                 self.stores, user_id, now=now or utcnow(), policy=self.retention))
             self.retriever.archived(report.archived)
@@ -666,7 +682,7 @@ class Memory:
     def fold(self, user_id: str) -> FoldState:
         """Fold the user's working memory now, whatever the thresholds say."""
         user_id = _require_user(user_id)
-        with self._write_lock:  # the state is read under the user's lock: no replica folds it meanwhile
+        with self._exclusive():  # the state is read under the user's lock: no replica folds it meanwhile
             outcome = self._user_transaction([user_id], lambda: self._fold_now(user_id))
         self.retriever.archived(outcome.archive)
         self.sync_index()
@@ -694,7 +710,7 @@ class Memory:
         so that no deleted bytes remain on disk (a plain DELETE leaves them in the file)."""
         user_id = _require_user(user_id)
         started = time.perf_counter()
-        with self._write_lock:
+        with self._exclusive():
             self._mark_forget_pending(user_id, pending=True)
             counts, item_ids = self._user_transaction([user_id], lambda: self._erase_rows(user_id))
             # after the commit: a crash here leaves orphan vectors, which the next open removes
@@ -766,7 +782,7 @@ class Memory:
         document chunks, archive rows and vectors, and episode/semantic notes citing it."""
         user_id = _require_user(user_id)
         ids = [msg_id]
-        with self._write_lock:
+        with self._exclusive():
             counts, item_ids = self._user_transaction(
                 [user_id], lambda: self._delete_message_rows(user_id, ids))
             self.stores.index.delete(item_ids)
@@ -820,7 +836,7 @@ class Memory:
         from memfold.portable import import_records, parse_records
 
         records = parse_records(Path(path))
-        with self._write_lock:
+        with self._exclusive():
             counts = import_records(self.stores, records)
             self.retriever.invalidate()
             self.sync_index()
