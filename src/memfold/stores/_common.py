@@ -116,3 +116,22 @@ def fsync_path(path: Any) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def embedding_matrix(items: Sequence[ArchiveItem], embeddings: Any) -> Any:
+    """``embeddings`` as a float32 matrix with one row per item, or InvalidInputError."""
+    import numpy as np
+
+    matrix = np.asarray(embeddings, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(items):
+        raise InvalidInputError(
+            f"expected {len(items)} embeddings as a 2-d array, got shape {matrix.shape}")
+    return matrix
+
+
+def rows_by_user(items: Sequence[ArchiveItem]) -> dict[str, list[int]]:
+    """The positions of each user's items, users in first-seen order (one collection each)."""
+    rows: dict[str, list[int]] = {}
+    for position, item in enumerate(items):
+        rows.setdefault(item.user_id, []).append(position)
+    return rows

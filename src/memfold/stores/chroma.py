@@ -45,7 +45,7 @@ from chromadb.errors import ChromaError, NotFoundError
 
 from memfold.errors import InvalidInputError, StoreClosedError, StoreCorruptError, VectorIndexError
 from memfold.models import ArchiveItem
-from memfold.stores._common import fsync_path
+from memfold.stores._common import embedding_matrix, fsync_path, rows_by_user
 from memfold.stores.lazy_index import COLLECTION  # prefix of the per-user collection names
 T = TypeVar("T")
 # What the Chroma client raises besides its own tree (sqlite, hnswlib and argument checks).
@@ -158,14 +158,8 @@ class ChromaVectorIndex:
                 return work()
 
     def upsert(self, items: Sequence[ArchiveItem], embeddings: np.ndarray) -> None:
-        matrix = np.asarray(embeddings, dtype=np.float32)
-        if matrix.ndim != 2 or matrix.shape[0] != len(items):
-            raise InvalidInputError(
-                f"expected {len(items)} embeddings as a 2-d array, got shape {matrix.shape}")
-        rows_by_user: dict[str, list[int]] = {}
-        for row, item in enumerate(items):
-            rows_by_user.setdefault(item.user_id, []).append(row)
-        for user_id, rows in rows_by_user.items():
+        matrix = embedding_matrix(items, embeddings)
+        for user_id, rows in rows_by_user(items).items():
             for start in range(0, len(rows), self._max_batch):
                 chunk = rows[start:start + self._max_batch]
                 batch, vectors = [items[r] for r in chunk], matrix[chunk]

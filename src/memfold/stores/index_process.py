@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from memfold import errors
 from memfold.errors import MemfoldError, StoreClosedError, VectorIndexError
+from memfold.stores._common import embedding_matrix, rows_by_user
 
 if TYPE_CHECKING:
     import numpy as np
@@ -146,7 +147,11 @@ class ProcessVectorIndex:
         return payload
 
     def upsert(self, items: Sequence[ArchiveItem], embeddings: np.ndarray) -> None:
-        self._call("upsert", list(items), embeddings)
+        # One call per user (one collection each): a query waits for one collection's
+        # upsert at most, not for a whole batch of users.
+        matrix = embedding_matrix(items, embeddings)
+        for positions in rows_by_user(items).values():
+            self._call("upsert", [items[p] for p in positions], matrix[positions])
 
     def query(self, user_id: str, embedding: np.ndarray, k: int,
               kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
