@@ -204,13 +204,11 @@ class Retriever:
         s = self.settings
         in_range = 0.0 if intent.time_range is None else s.range_boost * max(intent.weight("temporal"), 0.5)
         scored: list[tuple[float, str]] = []
-        listed = set().union(*(scores for _, scores in lists))
         for group in _by_sources(rows):
             ids = [r.item_id for r in group]
             score = 0.0
-            if not listed.isdisjoint(ids):  # most rows are in no list: their sum is 0
-                for weight, scores in lists:
-                    score += weight * max(scores.get(i, 0.0) for i in ids)
+            for weight, scores in lists:
+                score += weight * max(scores.get(i, 0.0) for i in ids)
             if any(r.about in names for r in group):
                 score += s.subject_boost
             if in_range and any(_within(r.occurred_at, intent.time_range) for r in group):  # type: ignore[arg-type]
