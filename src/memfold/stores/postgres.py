@@ -146,6 +146,7 @@ CREATE TABLE scratchpad (
 DROP INDEX archive_lexemes;
 ALTER TABLE archive DROP COLUMN lexeme_count, DROP COLUMN lexemes;
 DROP FUNCTION memfold_token_count(tsvector);
+CREATE TABLE forget_pending (user_id TEXT COLLATE "C" PRIMARY KEY, since TIMESTAMPTZ NOT NULL);
 """ + LEXICAL_SCHEMA}
 
 
@@ -420,6 +421,21 @@ class PostgresDatabase:
         if self.in_transaction:
             raise StoreError("rewrite_file() cannot run inside a transaction")
         self.vacuum_user_tables(full=self.vacuum_full)
+
+    def mark_forget_pending(self, user_id: str, *, pending: bool) -> None:
+        """The durable note of an erasure in flight, shared by every replica: set before the
+        rows are deleted, cleared once the tables are rewritten, so that any process opening
+        after a crash in between finishes the job (``Memory.finish_pending_erasures``).
+        Clearing rewrites the note's own table: its dead row would keep the user id."""
+        if not pending:
+            self.execute("DELETE FROM forget_pending WHERE user_id = %s", [user_id])
+            self.execute(f"VACUUM {'(FULL)' if self.vacuum_full else ''} forget_pending")
+            return
+        self.execute("INSERT INTO forget_pending VALUES (%s, now()) ON CONFLICT DO NOTHING",
+                     [user_id])
+
+    def forgets_pending(self) -> list[str]:
+        return [r[0] for r in self.fetchall("SELECT user_id FROM forget_pending ORDER BY since")]
 
     def vacuum_user_tables(self, *, full: bool = True) -> None:
         verb = "VACUUM (FULL, ANALYZE)" if full else "VACUUM (ANALYZE)"
