@@ -28,18 +28,8 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from memfold.bm25 import (
-    B,
-    DEFAULT_WINDOW_GAP,
-    K1,
-    SKIP_KINDS,
-    WINDOW_KINDS,
-    Analyzer,
-    LexicalHits,
-    RowInfo,
-    analyzer_version,
-    lexical_key,
-)
+from memfold import bm25
+from memfold.bm25 import Analyzer, LexicalHits, RowInfo
 from memfold.errors import StoreCorruptError
 from memfold.models import ArchiveItem
 
@@ -144,7 +134,7 @@ class PostgresLexicon:
     """The lexical tables of one database: written by the archive store, searched by recall
     (the ``LexicalSearch`` protocol of memfold.bm25)."""
 
-    def __init__(self, db: PostgresDatabase, *, window_gap: timedelta = DEFAULT_WINDOW_GAP,
+    def __init__(self, db: PostgresDatabase, *, window_gap: timedelta = bm25.DEFAULT_WINDOW_GAP,
                  analyzer: Analyzer | None = None) -> None:
         self.db = db
         self.window_gap = window_gap
@@ -168,10 +158,11 @@ class PostgresLexicon:
     def _insert(self, rows: Sequence[ArchiveItem], seqs: dict[str, int]) -> None:
         docs, postings = [], []
         for item in rows:
-            tokens = [] if item.kind in SKIP_KINDS else self.analyzer.tokens(lexical_key(item))
-            subject = None if item.kind in SKIP_KINDS else item.subject
-            docs.append([item.user_id, item.item_id, seqs[item.item_id], item.kind in WINDOW_KINDS,
-                         item.occurred_at, subject, len(tokens), len(tokens)])
+            skipped = item.kind in bm25.SKIP_KINDS  # described and counted, never matched
+            tokens = [] if skipped else self.analyzer.tokens(bm25.lexical_key(item))
+            docs.append([item.user_id, item.item_id, seqs[item.item_id],
+                         item.kind in bm25.WINDOW_KINDS, item.occurred_at,
+                         None if skipped else item.subject, len(tokens), len(tokens)])
             postings += [[item.user_id, term, item.item_id, tf]
                          for term, tf in Counter(tokens).items()]
         self.db.bulk_insert("lexical_docs", _DOC_TYPES, docs)
@@ -205,8 +196,8 @@ class PostgresLexicon:
             return LexicalHits([], [], subjects)
         # planned for its parameters each time: a generic plan of a statement like this one
         # ran 10x slower than a custom one (measured on the earlier tsvector search)
-        rows = self.db.fetchall(_SEARCH, {"user": user_id, "terms": terms, "k": k, "k1": K1,
-                                          "b": B}, prepare=False)
+        rows = self.db.fetchall(_SEARCH, {"user": user_id, "terms": terms, "k": k, "k1": bm25.K1,
+                                          "b": bm25.B}, prepare=False)
         ranked: dict[str, list[tuple[str, float]]] = {"own": [], "window": []}
         for ranking, item_id, score in rows:
             ranked[ranking].append((item_id, float(score)))
@@ -242,14 +233,14 @@ class PostgresLexicon:
         at a time: the others wait for it, then find nothing to do."""
         with self.db.transaction():
             self.db.advisory_lock(*_BACKFILL_LOCK)
-            if self.db.get_meta("lexical_analyzer") != analyzer_version():
+            if self.db.get_meta("lexical_analyzer") != bm25.analyzer_version():
                 for table in ("lexical_postings", "lexical_docs"):
                     self.db.execute(f"DELETE FROM {table}")
             relink_all = self.db.get_meta("lexical_window_gap") != str(self.window_gap)
             indexed, users = self._backfill()
             for user_id in sorted(self._all_users() if relink_all else users):
                 self.relink(user_id)
-            self.db.set_meta("lexical_analyzer", analyzer_version())
+            self.db.set_meta("lexical_analyzer", bm25.analyzer_version())
             self.db.set_meta("lexical_window_gap", str(self.window_gap))
             return indexed
 
@@ -276,7 +267,7 @@ class PostgresLexicon:
     def check(self) -> None:
         """A read-only process cannot build the index: refuse tables built for other rules."""
         if (self.db.get_meta("lexical_analyzer"), self.db.get_meta("lexical_window_gap")) != (
-                analyzer_version(), str(self.window_gap)):
+                bm25.analyzer_version(), str(self.window_gap)):
             raise StoreCorruptError(
                 f"{self.db.name}: the lexical index was built with another analyzer or window gap",
                 hint="open it once read-write (with the same recall settings) to rebuild it")
