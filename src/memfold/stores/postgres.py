@@ -869,6 +869,7 @@ _ITEM_REPLACE = ("ON CONFLICT (item_id) DO UPDATE SET " + ", ".join(
     ", seq = excluded.seq, indexed = false WHERE archive.user_id = excluded.user_id "
     "RETURNING item_id, seq")
 
+
 def _item(row: tuple[Any, ...]) -> ArchiveItem:
     item_id, user_id, kind, text, key_text, sources, subject, occurred_at, flags = row
     return ArchiveItem(item_id=item_id, user_id=user_id, kind=kind, text=text, key_text=key_text,
