@@ -24,6 +24,7 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -188,6 +189,7 @@ def build_stores(settings: Settings, *, read_only: bool = False, fresh_index: bo
                            index_process=settings.index_process)
     database_url, chroma_url = _server_urls(settings)
     from memfold.stores.chroma import ChromaVectorIndex, http_client
+    from memfold.bm25 import DEFAULT_WINDOW_GAP
     from memfold.stores.postgres import connect, postgres_stores
 
     db = connect(database_url, read_only=read_only)
@@ -196,7 +198,14 @@ def build_stores(settings: Settings, *, read_only: bool = False, fresh_index: bo
     except MemfoldError:
         db.close()
         raise
-    return postgres_stores(db, index)
+    # the lexical windows are linked when rows are stored, with recall's gap
+    hours = settings.recall.get("window_gap_hours")
+    gap = DEFAULT_WINDOW_GAP if hours is None else timedelta(hours=float(hours))
+    try:
+        return postgres_stores(db, index, window_gap=gap)
+    except MemfoldError:
+        db.close()
+        raise
 
 
 def _server_urls(settings: Settings) -> tuple[str, str]:

@@ -508,10 +508,13 @@ class Memory:
 
     def reindex(self) -> Any:
         """Rebuild the vector index from DuckDB (``memfold reindex``)."""
-        from memfold.stores.sync import rebuild_index
+        from memfold.stores.sync import reset_index, sync_index
 
         with self._exclusive():
-            report = rebuild_index(self.stores, self.embedder)
+            # every user's writes wait while the vectors are dropped and the rows queued: a
+            # replica's ingest cannot index a row in between and have it dropped unqueued
+            self._users_write(self.users(), lambda: reset_index(self.stores))
+            report = sync_index(self.stores, self.embedder)
             self.stores.db.set_meta("embedder", self.embedder.name)
             return report
 
@@ -741,6 +744,10 @@ class Memory:
         import json
         import os
 
+        shared = getattr(self.stores.db, "mark_forget_pending", None)
+        if shared is not None:  # a database replicas share keeps the note (PostgreSQL)
+            shared(user_id, pending=pending)
+            return
         marker = self._forget_marker()
         if marker is None:
             return
@@ -758,12 +765,9 @@ class Memory:
 
     def finish_pending_erasures(self) -> list[str]:
         """Complete any forget() that a crash interrupted (called by open())."""
-        import json
-
-        marker = self._forget_marker()
-        if marker is None or not marker.exists() or self.stores.read_only:
+        if self.stores.read_only:
             return []
-        users = json.loads(marker.read_text())
+        users = self._forgets_pending()
         for user_id in users:
             try:
                 self.forget(user_id)
@@ -776,6 +780,15 @@ class Memory:
                     hint="fix the cause above and open the store again (the erasure runs first); "
                          "read-only commands such as `memfold export` still work") from exc
         return users
+
+    def _forgets_pending(self) -> list[str]:
+        import json
+
+        shared = getattr(self.stores.db, "forgets_pending", None)
+        if shared is not None:
+            return list(shared())
+        marker = self._forget_marker()
+        return [] if marker is None or not marker.exists() else list(json.loads(marker.read_text()))
 
     def remove_message(self, user_id: str, msg_id: str) -> dict[str, int]:
         """Delete one message and everything derived from it: facts, changelog rows, events,
@@ -836,8 +849,9 @@ class Memory:
         from memfold.portable import import_records, parse_records
 
         records = parse_records(Path(path))
-        with self._exclusive():
-            counts = import_records(self.stores, records)
+        users = sorted({r.user_id for _, r in records if isinstance(getattr(r, "user_id", None), str)})
+        with self._exclusive():  # as the only writer of its users: no replica writes them meanwhile
+            counts = self._users_write(users, lambda: import_records(self.stores, records))
             self.retriever.invalidate()
             self.sync_index()
         return counts

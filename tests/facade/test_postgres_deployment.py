@@ -5,6 +5,9 @@ same servers (another replica) sees the same data."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+
 import pytest
 
 from memfold.config import Settings
@@ -61,3 +64,61 @@ def test_one_url_without_the_other_is_refused(pg_cluster, monkeypatch):
     monkeypatch.delenv("MEMFOLD_CHROMA_URL", raising=False)
     with pytest.raises(ConfigError, match="go together"):
         Memory.open(settings=Settings.from_env(embedder="hashing", backend="offline"))
+
+
+def _lexical_ids(memory: Memory, user: str, query: str) -> set[str]:
+    """The messages BM25 finds for ``query`` (own key), as recall's lexical step sees them."""
+    hits = memory.retriever.lexical.search(user, query, 20)
+    rows = memory.stores.archive.get(user, [i for i, _ in hits.own])
+    return {source for row in rows for source in row.sources}
+
+
+@pytest.fixture
+def replicas(pg_cluster, chroma_server, monkeypatch, tmp_path) -> Iterator[tuple[Memory, Memory]]:
+    """Two Memory objects on one fresh schema and the Chroma server: two replicas."""
+    monkeypatch.chdir(tmp_path)
+    settings = _server_settings(pg_cluster, chroma_server, monkeypatch)
+    one, two = Memory.open(settings=settings), Memory.open(settings=settings)
+    yield one, two
+    one.stores.index.reset()  # the server outlives this test
+    one.close()
+    two.close()
+
+
+def test_two_replicas_see_each_others_writes_and_removals_in_lexical_search(replicas):
+    one, two = replicas
+    assert one.retriever.lexical is one.stores.lexical  # the database's BM25, no own index
+    one.ingest_many([msg("m1", "We adopted a greyhound called Pixel.", user="ana"),
+                     msg("m2", "The weather was grey all week.", user="ana", minutes=1),
+                     msg("b1", "My greyhound Pixel won a race.", user="bob")])
+    assert _lexical_ids(two, "ana", "greyhound Pixel") == {"m1"}  # written by the other
+    # one row out, one in: the same count, so a count check could not tell
+    one.remove_message("ana", "m1")
+    one.ingest(msg("m3", "We started pottery classes.", user="ana", minutes=2))
+    assert _lexical_ids(two, "ana", "greyhound Pixel") == set()
+    assert _lexical_ids(two, "ana", "pottery classes") == {"m3"}
+    assert "m3" in two.recall("pottery classes", "ana", k=5).sources()
+    assert _lexical_ids(one, "bob", "greyhound") == {"b1"}  # bob's row stays bob's
+
+
+def test_an_interrupted_forget_is_finished_by_the_next_replica_to_open(replicas, pg_cluster):
+    one, two = replicas
+    one.ingest_many([msg("m1", "I live in Lisbon.", user=u) for u in ("ana", "bob")])
+    # what forget() notes first: a replica killed right after leaves only this behind
+    one.stores.db.mark_forget_pending("ana", pending=True)
+    assert two.stores.db.forgets_pending() == ["ana"]
+    assert two.finish_pending_erasures() == ["ana"]  # what Memory.open runs first
+    assert one.users() == ["bob"] and one.stores.db.forgets_pending() == []
+    assert _lexical_ids(one, "ana", "Lisbon") == set()
+    assert _lexical_ids(one, "bob", "Lisbon") == {"m1"}
+
+
+def test_an_import_through_one_replica_is_searchable_through_another(replicas, tmp_path):
+    one, two = replicas
+    one.ingest_many([msg("m1", "Our kayak trip to the fjords was wet.", user="ana")])
+    exported = tmp_path / "ana.jsonl"
+    exported.write_text("".join(json.dumps(r) + "\n" for r in one.export("ana")))
+    one.forget("ana")
+    assert _lexical_ids(two, "ana", "kayak fjords") == set()
+    one.import_file(exported)
+    assert _lexical_ids(two, "ana", "kayak fjords") == {"m1"}

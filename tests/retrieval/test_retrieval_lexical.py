@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +112,17 @@ def test_extraction_rows_are_left_to_the_dense_index(harness: Harness) -> None:
     assert sorted(kinds.values()) == ["fact", "message"]
     # and the memory is still found through its extraction's words by recall
     assert harness.retriever.recall("home city", "ana").items[0].sources == ["m0"]
+
+
+def test_recall_ranks_with_the_stores_own_bm25_when_they_compute_one() -> None:
+    from memfold.embed import HashingEmbedder
+    from memfold.errors import ConfigError
+    from memfold.retrieval.recall import RecallSettings, Retriever
+
+    stores = Stores.in_memory()
+    stores.lexical = LexicalIndex(stores.archive)  # stands in for PostgreSQL's (same protocol)
+    assert Retriever(stores, HashingEmbedder()).lexical is stores.lexical
+    # the store linked its windows with its own gap: recall must not assume another
+    stores.lexical = LexicalIndex(stores.archive, window_gap=timedelta(hours=1))
+    with pytest.raises(ConfigError, match="window"):
+        Retriever(stores, HashingEmbedder(), settings=RecallSettings(window_gap_hours=2.0))

@@ -1,6 +1,6 @@
 """What only the PostgreSQL store has: versioned migrations (also when two processes start
 at once), errors translated at the boundary, races between two processes ("replicas"),
-BM25 lexical search in SQL, and erasure of deleted rows from the data files.
+and erasure of deleted rows from the data files.
 
 The shared contracts (tests/stores/test_stores_*.py) run against PostgreSQL through the
 ``stores`` fixture; these tests use the session's throwaway cluster directly."""
@@ -57,7 +57,7 @@ def test_migrations_run_once_and_are_recorded(pg_cluster: PostgresCluster, schem
         assert db.schema_version() == SCHEMA_VERSION
         assert db.migrate() == []  # applying again is a no-op
         rows = db.fetchall("SELECT version FROM schema_migrations")
-        assert rows == [(SCHEMA_VERSION,)]
+        assert rows == [(v,) for v in range(1, SCHEMA_VERSION + 1)]
     with _open(pg_cluster, schema) as second:  # a later start finds everything applied
         assert second.db.migrate() == []  # type: ignore[attr-defined]
 
@@ -86,9 +86,10 @@ def test_two_processes_starting_at_once_migrate_once(pg_cluster: PostgresCluster
               for _ in range(2)]
     outputs = [p.communicate(timeout=120) for p in starts]
     assert [p.returncode for p in starts] == [0, 0], [err for _, err in outputs]
-    assert sorted(out.strip() for out, _ in outputs) == ["[1]", "[]"]
+    every = str(list(range(1, SCHEMA_VERSION + 1)))
+    assert sorted(out.strip() for out, _ in outputs) == [every, "[]"]
     with psycopg.connect(pg_cluster.conninfo(schema)) as conn:
-        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone() == (SCHEMA_VERSION,)
 
 
 def test_read_only_open_reads_refuses_writes_and_needs_the_schema(pg_cluster: PostgresCluster,
@@ -237,48 +238,6 @@ def test_two_replicas_writing_one_key_keep_one_changelog_chain(pg_cluster: Postg
     assert all(b.old_value == a.new_value for a, b in zip(history, history[1:]))
 
 
-# -- lexical search ----------------------------------------------------------------------------
-
-
-def test_search_text_ranks_by_bm25_within_one_user(pg_cluster: PostgresCluster,
-                                                   schema: str) -> None:
-    with _open(pg_cluster, schema) as stores:
-        stores.archive.add([
-            item("a1", "I moved to Austin in May"),
-            item("a2", "the weather is nice today"),
-            item("a3", "nice nice weather, we are moving again"),
-            item("a4", "Austin", kind="fact"),
-            item("b1", "Austin Austin Austin moved", user="bob"),
-        ])
-        hits = stores.archive.search_text("ana", "Where did you move? Austin?", 10)
-        # both words, then the short row with one; bob's row never; a2 shares no word
-        assert [i for i, _ in hits] == ["a1", "a4", "a3"]
-        assert all(score > 0 for _, score in hits)
-        only_messages = stores.archive.search_text("ana", "Austin moving", 10, kinds=["message"])
-        assert [i for i, _ in only_messages] == ["a1", "a3"]
-        # "weather" is in 2 of 3 message rows, "may" in one: the rarer word weighs more
-        rare, common = (stores.archive.search_text("ana", w, 1, kinds=["message"])[0][1]
-                        for w in ("May", "weather"))
-        assert rare > common
-        top = stores.archive.search_text("ana", "Austin", 1)  # k rows; the shorter row first
-        assert [i for i, _ in top] == ["a4"]
-        assert stores.archive.search_text("ana", "the of and", 5) == []  # stopwords only
-        assert stores.archive.search_text("ana", "Austin", 5, kinds=[]) == []
-        assert stores.archive.search_text("carol", "Austin", 5) == []
-
-
-def test_search_text_sees_what_another_replica_committed(pg_cluster: PostgresCluster,
-                                                         schema: str) -> None:
-    with _open(pg_cluster, schema) as one, _open(pg_cluster, schema) as two:
-        assert two.archive.search_text("ana", "zebra", 5) == []
-        one.archive.add([item("z1", "a zebra crossed")])
-        assert [i for i, _ in two.archive.search_text("ana", "zebras", 5)] == ["z1"]
-        one.archive.add([item("z1", "a lion crossed")])  # replaced: its old words are gone
-        assert two.archive.search_text("ana", "zebra", 5) == []
-        one.archive.delete_user("ana")
-        assert two.archive.search_text("ana", "lion", 5) == []
-
-
 # -- erasure ------------------------------------------------------------------------------------
 
 
@@ -310,5 +269,5 @@ def test_rewrite_after_a_delete_leaves_no_deleted_row_in_the_table_files(
         pg_cluster.admin("CHECKPOINT")
         assert _data_files_with(pg_cluster, canary.encode()) == []
         assert stores.log.count("ana") == 30 and stores.archive.count("ana") == 30
-        assert [i for i, _ in stores.archive.search_text("ana", "ana key 7", 1)] == ["ana:7"]
+        assert [i for i, _ in stores.lexical.search("ana", "ana key 7", 1).own] == ["ana:7"]
 

@@ -21,55 +21,34 @@ delete, another process) rebuilds the user's index on the next search.
 
 from __future__ import annotations
 
-import re
 import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 import numpy as np
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
 
+from memfold.bm25 import (
+    B,
+    DEFAULT_WINDOW_GAP,
+    K1,
+    SKIP_KINDS,
+    WINDOW_KINDS,
+    Analyzer,
+    LexicalHits,
+    LexicalSearch,
+    RowInfo,
+    close_in_time,
+    lexical_key,
+)
 from memfold.models import ArchiveItem
 from memfold.stores.base import ArchiveLog
 
-# General English function words (question words, auxiliaries, pronouns): they carry no
-# topic, and a question is full of them.
-FUNCTION_WORDS = frozenset("""
-about above after again against all am any because been before being below between both can
-could did do does doing down during each few from further had has have having he her here hers
-herself him himself his how i its itself just me more most my myself nor now off once only other
-our ours ourselves out over own same she should so some than that's them themselves those
-through too under until up very we were what when where which while who whom why would you your
-yours yourself yourselves s t d ll m re ve don didn doesn isn wasn aren weren hasn haven hadn
-""".split()) | frozenset(STOPWORDS_EN)
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-WINDOW_KINDS = frozenset({"message", "document"})
-# Extraction rows restate their message's words, which BM25 already holds under the raw
-# row and its window: indexing them again only lets short restatements crowd the list
-# (measured on LoCoMo-dev with the offline router: R@10 0.739 -> 0.745). They stay in the
-# dense index and in the profile/event stores.
-SKIP_KINDS = frozenset({"fact", "event"})
-K1 = 1.2
-B = 0.75
-
-
-class Analyzer:
-    """Text -> stemmed content tokens (thread-safe: PyStemmer objects are not)."""
-
-    def __init__(self) -> None:
-        self._stemmer = Stemmer.Stemmer("english")
-        self._lock = threading.Lock()
-
-    def tokens(self, text: str) -> list[str]:
-        words = [w for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS]
-        with self._lock:
-            return self._stemmer.stemWords(words)
+__all__ = ["Analyzer", "LexicalHits", "LexicalIndex", "LexicalSearch", "RowInfo", "SKIP_KINDS",
+           "UserIndex", "WINDOW_KINDS", "lexical_key"]
 
 
 @dataclass
@@ -81,24 +60,6 @@ class _Postings:
         return np.frombuffer(self.docs, dtype=np.int32), np.frombuffer(self.tfs, dtype=np.float32)
 
 
-class RowInfo(NamedTuple):
-    """What fusion needs to know about a row, kept in memory so that only the rows finally
-    shown are read from the archive (a read of hundreds of candidates costs more than the
-    whole ranking at 100,000 rows)."""
-
-    item_id: str
-    kind: str
-    sources: tuple[str, ...]  # in the row's order
-    subject: str | None  # as stored
-    occurred_at: datetime | None
-    flags: tuple[str, ...] = ()
-
-    @property
-    def about(self) -> str | None:
-        """Who the row is about, lower-cased (for matching names in a query)."""
-        return self.subject.lower() if self.subject else None
-
-
 class _Stats(NamedTuple):
     lengths: np.ndarray
     prev: np.ndarray
@@ -106,15 +67,6 @@ class _Stats(NamedTuple):
     window_lengths: np.ndarray
     own_avg: float
     window_avg: float
-
-
-@dataclass(frozen=True)
-class LexicalHits:
-    """Two rankings of one query: (item_id, score), best first; and who the rows are about."""
-
-    own: list[tuple[str, float]]
-    window: list[tuple[str, float]]
-    subjects: frozenset[str] = frozenset()
 
 
 class UserIndex:
@@ -172,7 +124,7 @@ class UserIndex:
         if item.kind not in WINDOW_KINDS:
             return
         last = self._last_message
-        if last is not None and _close(last[1], item.occurred_at, self.window_gap):
+        if last is not None and close_in_time(last[1], item.occurred_at, self.window_gap):
             self.prev[doc] = last[0]
             self.next[last[0]] = doc
         self._last_message = (doc, item.occurred_at)
@@ -241,21 +193,10 @@ def _accumulate(scores: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: 
     scores[unique] += idf * tf * (K1 + 1) / (tf + norm)
 
 
-def _close(before: datetime | None, after: datetime | None, gap: timedelta) -> bool:
-    if before is None or after is None:
-        return True
-    return abs(after - before) <= gap
-
-
-def lexical_key(item: ArchiveItem) -> str:
-    """What BM25 reads: the row's key plus who it is about (speaker-aware matching)."""
-    return f"{item.subject} {item.key_text}" if item.subject else item.key_text
-
-
 class LexicalIndex:
     """The BM25 indexes of every user seen, built on first search and kept current."""
 
-    def __init__(self, archive: ArchiveLog, *, window_gap: timedelta = timedelta(hours=2),
+    def __init__(self, archive: ArchiveLog, *, window_gap: timedelta = DEFAULT_WINDOW_GAP,
                  analyzer: Analyzer | None = None) -> None:
         self.archive = archive
         self.window_gap = window_gap

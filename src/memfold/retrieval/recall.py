@@ -37,12 +37,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfold.embed.base import Embedder
-from memfold.errors import InvalidInputError
+from memfold.errors import ConfigError, InvalidInputError
 from memfold.models import ArchiveItem, Event, Note, ProfileFact, RecallItem, RecallResult, utcnow
 from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
-from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, RowInfo
+from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, LexicalSearch, RowInfo
 from memfold.retrieval.updates import asks_about_the_past, mark_superseded, newest_first_within_topics, superseded_sources
 from memfold.stores import Stores
 from memfold.timeexpr import find_time_expressions
@@ -115,15 +115,26 @@ class Retriever:
     """Hybrid, store-routed recall for one memory. Thread-safe for concurrent reads."""
 
     def __init__(self, stores: Stores, embedder: Embedder, intent_classifier: IntentClassifier | None = None,
-                 *, settings: RecallSettings | None = None, lexical: LexicalIndex | None = None,
+                 *, settings: RecallSettings | None = None, lexical: LexicalSearch | None = None,
                  analyzer: Analyzer | None = None) -> None:
         self.stores = stores
         self.embedder = embedder
         self.intents = intent_classifier or HeuristicIntentClassifier()
         self.settings = settings or RecallSettings()
         self.analyzer = analyzer or Analyzer()
-        self.lexical = lexical or LexicalIndex(
-            stores.archive, window_gap=timedelta(hours=self.settings.window_gap_hours), analyzer=self.analyzer)
+        self.lexical = lexical or self._lexical(stores)
+
+    def _lexical(self, stores: Stores) -> LexicalSearch:
+        """The store's own BM25 when it computes one (PostgreSQL: every replica ranks the same
+        committed rows), else an in-process index over the archive."""
+        gap = timedelta(hours=self.settings.window_gap_hours)
+        if stores.lexical is None:
+            return LexicalIndex(stores.archive, window_gap=gap, analyzer=self.analyzer)
+        if stores.lexical.window_gap != gap:  # its windows were linked when the rows were stored
+            raise ConfigError(f"recall's window_gap_hours ({self.settings.window_gap_hours}) differs "
+                              f"from the store's lexical window ({stores.lexical.window_gap})",
+                              hint="open the stores with the same window gap as recall uses")
+        return stores.lexical
 
     # -- keeping the lexical index current ------------------------------------------
 

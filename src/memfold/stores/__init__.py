@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memfold.bm25 import LexicalSearch
 from memfold.errors import StoreError, StoreLockedError
 from memfold.stores.base import (
     ArchiveLog,
@@ -55,6 +56,8 @@ class Stores:
     lock: WriterLock | None = None
     directory: Path | None = None
     read_only: bool = False
+    # BM25 the database computes (PostgreSQL); None: recall keeps an in-process index
+    lexical: LexicalSearch | None = None
 
     @classmethod
     def in_memory(cls) -> Stores:

@@ -132,10 +132,15 @@ def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256, *,
     return report
 
 
-def rebuild_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
-    """Drop every vector and re-embed every archive row (``memfold reindex``)."""
+def reset_index(stores: Stores) -> None:
+    """Drop every vector and queue every archive row for indexing again."""
     if stores.read_only:
         raise StoreError("cannot rebuild the index of a store opened read-only")
     stores.index.reset()
     stores.archive.mark_all_unindexed()
+
+
+def rebuild_index(stores: Stores, embedder: Embedder, batch_size: int = 256) -> SyncReport:
+    """Drop every vector and re-embed every archive row (``memfold reindex``)."""
+    reset_index(stores)
     return sync_index(stores, embedder, batch_size)
