@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from stores_helpers import T0, chunk, event, fact, item, message
+from stores_helpers import T0, chunk, event, fact, item, message, scratch
 
 from memfold.errors import StoreCorruptError, StoreError, StoreLockedError, WriteConflictError
 from memfold.models import FoldState, SemanticMemory
@@ -37,7 +37,7 @@ def test_every_store_persists_across_reopen(tmp_path: Path) -> None:
             first.documents.add([chunk("c1")])
             first.archive.add([item("a1"), item("a2")])
             first.folds.save(state)
-            first.scratchpad.put("t1", "k", [1, 2])
+            first.scratchpad.put(scratch("t1", "k", [1, 2]))
         first.archive.mark_indexed(["a1"])
         first.profile.touch("ana", "user", "city", T0)
     with _open(path) as again:
@@ -49,7 +49,7 @@ def test_every_store_persists_across_reopen(tmp_path: Path) -> None:
         assert again.documents.list("ana") == [chunk("c1")]
         assert [i.item_id for i in again.archive.unindexed()] == ["a2"]
         assert again.folds.load("ana") == state
-        assert again.scratchpad.get("t1") == {"k": [1, 2]}
+        assert [i.value for i in again.scratchpad.items("ana", "t1")] == [[1, 2]]
         # insertion numbers continue after a reopen, so turn order survives it
         again.log.append([message("m3", minutes=1)])
         assert [m.msg_id for m in again.log.list("ana")] == ["m1", "m2", "m3"]

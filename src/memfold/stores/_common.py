@@ -116,3 +116,43 @@ def fsync_path(path: Any) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# -- scratchpad and knowledge base ---------------------------------------------------------------
+
+
+def scratch_value(item: Any) -> str:
+    """The item's value as the JSON text every store keeps (so all return equal copies)."""
+    return to_json(item.value, f"scratchpad value {item.task_id}/{item.key}")
+
+
+def task_infos(items: Iterable[Any]) -> list[Any]:
+    """TaskInfo rows of scratchpad items (the in-memory store's GROUP BY)."""
+    from memfold.models import TaskInfo
+
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for item in items:
+        groups.setdefault((item.user_id, item.task_id), []).append(item)
+    return [TaskInfo(user_id=u, task_id=t, items=len(group),
+                     started_at=min(i.written_at for i in group),
+                     last_write=max(i.written_at for i in group))
+            for (u, t), group in sorted(groups.items())]
+
+
+def vector_blobs(vectors: Any, expected: int) -> list[bytes]:
+    """One float32 byte string per row: how the SQL stores keep knowledge-base vectors."""
+    import numpy as np
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != expected:
+        raise InvalidInputError(f"expected {expected} vectors as a 2-d array, got shape {matrix.shape}")
+    return [row.tobytes() for row in matrix]
+
+
+def vectors_of(blobs: Sequence[bytes | memoryview]) -> Any:
+    """The matrix back from ``vector_blobs`` (an empty namespace gives shape (0, 0))."""
+    import numpy as np
+
+    if not blobs:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([np.frombuffer(bytes(b), dtype=np.float32) for b in blobs])
