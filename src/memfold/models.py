@@ -466,6 +466,7 @@ class ForgetReport(Record):
     archive_items: int = 0
     vectors: int = 0
     fold_state: int = 0
+    task_items: int = 0  # scratchpad items of the user's open tasks
     file_rewritten: bool = False
     seconds: float = 0.0
 
