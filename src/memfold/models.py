@@ -556,7 +556,14 @@ class KnowledgeInput(Record):
 
     doc_id: str
     text: str
-    title: str = ""
+    title: str = Field(default="", max_length=1000)
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        if "\x00" in value:
+            raise ValueError("title must not contain NUL bytes")
+        return _check_utf8(value, "title")
 
     @field_validator("doc_id")
     @classmethod

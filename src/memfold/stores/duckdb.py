@@ -118,7 +118,8 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
     PRIMARY KEY (namespace, doc_id, idx));
 """
 
-_USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state")
+_USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state",
+                "task_items")
 _SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "task_items")
 _LOCK_PID = re.compile(r"PID (\d+)")
 # "col IN (list parameter)": a hash join, 4x faster than list_contains for 5,000 ids

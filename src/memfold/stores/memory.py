@@ -161,7 +161,7 @@ class InMemoryDatabase:
     def users(self) -> list[str]:
         with self.lock:
             found: set[str] = set()
-            for name in ("messages", "profile", "events", "documents", "archive", "folds"):
+            for name in ("messages", "profile", "events", "documents", "archive", "folds", "scratch"):
                 for row in self.table(name).values():
                     found.add(_user_of(row))
             return sorted(found)

@@ -90,7 +90,7 @@ CONFLICT_RETRIES = 4
 MIGRATION_LOCK = 0x6D656D666F6C64
 USER_TABLES = ("messages", "profile", "profile_changes", "events", "documents", "archive",
                "fold_state", "task_items")
-_USERS_FROM = ("messages", "profile", "events", "documents", "archive", "fold_state")
+_USERS_FROM = ("messages", "profile", "events", "documents", "archive", "fold_state", "task_items")
 # BM25 parameters of the in-process index (memfold.retrieval.lexical), as defaults.
 BM25_K1 = 1.2
 BM25_B = 0.75
