@@ -910,6 +910,15 @@ def _mount_mcp() -> None:
 _mount_mcp()
 
 
+def _mount_layers() -> None:
+    from memfold.cli_layers import mount  # `memfold kb ...` and `memfold task ...`
+
+    mount(app)
+
+
+_mount_layers()
+
+
 def main() -> None:
     """Entry point of `memfold` and `python -m memfold`."""
     app(prog_name="memfold")

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from memfold.errors import InvalidInputError, NotStoredError
+from memfold.tasks import scratch_text
 from memfold.models import (
     KnowledgeChunk,
     KnowledgeDoc,
@@ -114,7 +114,7 @@ class LayerMethods:
             raise NotStoredError(f"task {task_id!r} of user {user_id!r} has no item {key!r}",
                                  hint="promote before end_task (or expiry) burns the scratchpad")
         item = found[0]
-        text = item.value if isinstance(item.value, str) else json.dumps(item.value, ensure_ascii=False)
+        text = scratch_text(item.value)
         message = {"msg_id": msg_id or f"task:{task_id}:{key}", "user_id": user_id,
                    "session_id": f"task:{task_id}", "speaker": "agent", "role": role, "text": text,
                    "ts": item.written_at,

@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     from memfold.models import Context, RouteDecision, ScratchItem, TaskEnd, TaskState
 
 
+def scratch_text(value: object) -> str:
+    """A scratchpad value as text: a string as it is, anything else as compact JSON."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 class Task:
     def __init__(self, memory: MemoryAPI, user_id: str, task_id: str) -> None:
         self.memory = memory
@@ -50,4 +57,4 @@ class Task:
         self.end()  # burn after reading, also when the task failed
 
 
-__all__ = ["Task"]
+__all__ = ["Task", "scratch_text"]

@@ -56,8 +56,8 @@ def test_migrations_run_once_and_are_recorded(pg_cluster: PostgresCluster, schem
         assert isinstance(db, PostgresDatabase)
         assert db.schema_version() == SCHEMA_VERSION
         assert db.migrate() == []  # applying again is a no-op
-        rows = db.fetchall("SELECT version FROM schema_migrations")
-        assert rows == [(SCHEMA_VERSION,)]
+        rows = db.fetchall("SELECT version FROM schema_migrations ORDER BY 1")
+        assert rows == [(v,) for v in range(1, SCHEMA_VERSION + 1)]
     with _open(pg_cluster, schema) as second:  # a later start finds everything applied
         assert second.db.migrate() == []  # type: ignore[attr-defined]
 
@@ -86,9 +86,10 @@ def test_two_processes_starting_at_once_migrate_once(pg_cluster: PostgresCluster
               for _ in range(2)]
     outputs = [p.communicate(timeout=120) for p in starts]
     assert [p.returncode for p in starts] == [0, 0], [err for _, err in outputs]
-    assert sorted(out.strip() for out, _ in outputs) == ["[1]", "[]"]
+    every = str(list(range(1, SCHEMA_VERSION + 1)))
+    assert sorted(out.strip() for out, _ in outputs) == [every, "[]"]
     with psycopg.connect(pg_cluster.conninfo(schema)) as conn:
-        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone() == (SCHEMA_VERSION,)
 
 
 def test_read_only_open_reads_refuses_writes_and_needs_the_schema(pg_cluster: PostgresCluster,
@@ -312,3 +313,22 @@ def test_rewrite_after_a_delete_leaves_no_deleted_row_in_the_table_files(
         assert stores.log.count("ana") == 30 and stores.archive.count("ana") == 30
         assert [i for i, _ in stores.archive.search_text("ana", "ana key 7", 1)] == ["ana:7"]
 
+
+
+def test_a_version_1_database_migrates_to_scratchpads_and_the_knowledge_base(
+        pg_cluster: PostgresCluster, schema: str) -> None:
+    """A database made by the first schema (user-less scratchpad, no knowledge base) gets the
+    new tables on its next start and keeps its records."""
+    from memfold.stores.postgres import MIGRATIONS
+
+    with psycopg.connect(pg_cluster.conninfo(schema), autocommit=True) as conn:
+        conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                     "applied_at TIMESTAMPTZ NOT NULL)")
+        conn.execute(MIGRATIONS[1])
+        conn.execute("INSERT INTO schema_migrations VALUES (1, now())")
+        conn.execute("INSERT INTO messages (user_id, msg_id, session_id, speaker, role, ts, text, meta) "
+                     "VALUES ('ana', 'm1', 's', 'Ana', 'user', now(), 'kept', '{}')")
+    with _open(pg_cluster, schema) as stores:
+        assert stores.db.schema_version() == SCHEMA_VERSION  # type: ignore[attr-defined]
+        assert [m.text for m in stores.log.list("ana")] == ["kept"]
+        assert stores.scratchpad.tasks() == [] and stores.knowledge.documents() == []

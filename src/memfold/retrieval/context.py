@@ -65,6 +65,7 @@ from memfold.models import (
 )
 from memfold.retrieval.recall import Retriever, profile_recall_item
 from memfold.sensitive import has_secret, redact
+from memfold.tasks import scratch_text
 from memfold.textsafety import id_label, label, neutralise, quote
 from memfold.tokens import TokenCounter, default_counter
 
@@ -352,13 +353,6 @@ def task_units(items: Sequence[ScratchItem], settings: ContextSettings) -> list[
         units.append(_Unit("task", settings.task_value * settings.standing_decay ** rank,
                            [(line, item)], order=index))
     return units
-
-
-def scratch_text(value: object) -> str:
-    """A scratchpad value as text: a string as it is, anything else as compact JSON."""
-    import json
-
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def knowledge_line(item: RecallItem) -> str:
