@@ -30,7 +30,6 @@ from memfold.models import (
     KnowledgeDoc,
     KnowledgeInput,
     KnowledgeReport,
-    Message,
     RecallItem,
     RouteDecision,
     ScratchItem,

@@ -156,3 +156,12 @@ def vectors_of(blobs: Sequence[bytes | memoryview]) -> Any:
     if not blobs:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([np.frombuffer(bytes(b), dtype=np.float32) for b in blobs])
+
+
+def expire_stale(scratchpad: Any, before: datetime) -> list[Any]:
+    """Delete every task whose last write is before ``before`` (one transaction); returns them."""
+    with scratchpad.db.transaction():
+        stale = [t for t in scratchpad.tasks() if t.last_write < before]
+        for task in stale:
+            scratchpad.clear(task.user_id, task.task_id)
+    return stale

@@ -49,7 +49,6 @@ from memfold.models import (
     KnowledgeDoc,
     ProfileFact,
     ScratchItem,
-    TaskInfo,
 )
 from memfold.stores._common import (
     fsync_path,
@@ -60,10 +59,9 @@ from memfold.stores._common import (
     refuse_foreign_ids,
     require_evidence,
     scratch_value,
-    to_json,
     vector_blobs,
-    vectors_of,
 )
+from memfold.stores._sql_layers import SqlKnowledgeReads, SqlScratchpadReads
 
 SCHEMA_VERSION = 1
 CONFLICT_RETRIES = 4
@@ -977,11 +975,8 @@ class DuckDBFoldStore:
         return _delete_user(self.db, "fold_state", user_id)
 
 
-class DuckDBScratchpad:
+class DuckDBScratchpad(SqlScratchpadReads):
     """Task notes keyed by (user_id, task_id, key), as JSON text, in write order."""
-
-    def __init__(self, db: DuckDBDatabase) -> None:
-        self.db = db
 
     def put(self, item: ScratchItem) -> None:
         encoded = scratch_value(item)
@@ -993,104 +988,21 @@ class DuckDBScratchpad:
                 [item.user_id, item.task_id, item.key, self.db.next_seq("task_items"), item.kind,
                  encoded, item.written_at])
 
-    def items(self, user_id: str, task_id: str) -> list[ScratchItem]:
-        rows = self.db.fetchall(
-            "SELECT key, kind, value, written_at FROM task_items WHERE user_id = ? AND task_id = ? "
-            "ORDER BY seq", [user_id, task_id])
-        return [ScratchItem(user_id=user_id, task_id=task_id, key=key, kind=kind,
-                            value=json.loads(value), written_at=as_utc(at))
-                for key, kind, value, at in rows]
 
-    def tasks(self, user_id: str | None = None) -> list[TaskInfo]:
-        where, params = ("WHERE user_id = ?", [user_id]) if user_id is not None else ("", [])
-        rows = self.db.fetchall(
-            f"SELECT user_id, task_id, count(*), min(written_at), max(written_at) FROM task_items "
-            f"{where} GROUP BY 1, 2 ORDER BY 1, 2", params)
-        return [TaskInfo(user_id=u, task_id=t, items=n, started_at=as_utc(first),
-                         last_write=as_utc(last)) for u, t, n, first, last in rows]
-
-    def clear(self, user_id: str, task_id: str) -> int:
-        return len(self.db.fetchall("DELETE FROM task_items WHERE user_id = ? AND task_id = ? "
-                                    "RETURNING 1", [user_id, task_id]))
-
-    def expire(self, before: datetime) -> list[TaskInfo]:
-        with self.db.transaction():
-            stale = [t for t in self.tasks() if t.last_write < before]
-            for task in stale:
-                self.clear(task.user_id, task.task_id)
-        return stale
-
-    def delete_user(self, user_id: str) -> int:
-        return _delete_user(self.db, "task_items", user_id)
-
-
-_KB_DOC_COLS = "namespace, doc_id, version, digest, title, chunks, added_at"
 _KB_CHUNK_TYPES = [("namespace", "VARCHAR"), ("doc_id", "VARCHAR"), ("version", "INTEGER"),
                    ("idx", "INTEGER"), ("text", "VARCHAR"), ("vector", "BLOB")]
 
 
-class DuckDBKnowledgeStore:
+class DuckDBKnowledgeStore(SqlKnowledgeReads):
     """Knowledge-base documents and their chunks; each chunk row holds its vector (float32
     bytes), so a version's rows and vectors are replaced in one transaction."""
-
-    def __init__(self, db: DuckDBDatabase) -> None:
-        self.db = db
 
     def replace(self, doc: KnowledgeDoc, chunks: Sequence[KnowledgeChunk], vectors: Any) -> int:
         blobs = vector_blobs(vectors, len(chunks))
         with self.db.transaction():
-            dropped = len(self.db.fetchall(
-                "DELETE FROM kb_chunks WHERE namespace = ? AND doc_id = ? RETURNING 1",
-                [doc.namespace, doc.doc_id]))
-            self.db.execute("DELETE FROM kb_documents WHERE namespace = ? AND doc_id = ?",
-                            [doc.namespace, doc.doc_id])
-            self.db.execute(f"INSERT INTO kb_documents ({_KB_DOC_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            [doc.namespace, doc.doc_id, doc.version, doc.digest, doc.title,
-                             doc.chunks, doc.added_at])
-            if chunks:
-                self.db.bulk_insert("kb_chunks", _KB_CHUNK_TYPES,
-                                    [[c.namespace, c.doc_id, c.version, c.index, c.text, blob]
-                                     for c, blob in zip(chunks, blobs)])
+            dropped = self._drop(doc)
+            self._insert_doc(doc)
+            self.db.bulk_insert("kb_chunks", _KB_CHUNK_TYPES,
+                                [[c.namespace, c.doc_id, c.version, c.index, c.text, blob]
+                                 for c, blob in zip(chunks, blobs)])
         return dropped
-
-    def document(self, namespace: str, doc_id: str) -> KnowledgeDoc | None:
-        rows = self.db.fetchall(f"SELECT {_KB_DOC_COLS} FROM kb_documents WHERE namespace = ? "
-                                "AND doc_id = ?", [namespace, doc_id])
-        return _kb_doc(rows[0]) if rows else None
-
-    def documents(self, namespace: str | None = None) -> list[KnowledgeDoc]:
-        where, params = ("WHERE namespace = ?", [namespace]) if namespace is not None else ("", [])
-        rows = self.db.fetchall(f"SELECT {_KB_DOC_COLS} FROM kb_documents {where} ORDER BY 1, 2",
-                                params)
-        return [_kb_doc(row) for row in rows]
-
-    def chunks(self, namespace: str, doc_id: str | None = None) -> list[KnowledgeChunk]:
-        extra, params = (" AND doc_id = ?", [namespace, doc_id]) if doc_id else ("", [namespace])
-        rows = self.db.fetchall("SELECT namespace, doc_id, version, idx, text FROM kb_chunks "
-                                f"WHERE namespace = ?{extra} ORDER BY doc_id, idx", params)
-        return [_kb_chunk(row) for row in rows]
-
-    def vectors(self, namespace: str) -> tuple[list[KnowledgeChunk], Any]:
-        rows = self.db.fetchall("SELECT namespace, doc_id, version, idx, text, vector FROM kb_chunks "
-                                "WHERE namespace = ? ORDER BY doc_id, idx", [namespace])
-        return [_kb_chunk(row[:5]) for row in rows], vectors_of([row[5] for row in rows])
-
-    def remove(self, namespace: str, doc_id: str | None = None) -> tuple[list[str], int]:
-        extra, params = (" AND doc_id = ?", [namespace, doc_id]) if doc_id else ("", [namespace])
-        with self.db.transaction():
-            chunks = len(self.db.fetchall(
-                f"DELETE FROM kb_chunks WHERE namespace = ?{extra} RETURNING 1", params))
-            docs = self.db.fetchall(
-                f"DELETE FROM kb_documents WHERE namespace = ?{extra} RETURNING doc_id", params)
-        return sorted(r[0] for r in docs), chunks
-
-
-def _kb_doc(row: Sequence[Any]) -> KnowledgeDoc:
-    namespace, doc_id, version, digest, title, chunks, added_at = row
-    return KnowledgeDoc(namespace=namespace, doc_id=doc_id, version=version, digest=digest,
-                        title=title, chunks=chunks, added_at=as_utc(added_at))
-
-
-def _kb_chunk(row: Sequence[Any]) -> KnowledgeChunk:
-    namespace, doc_id, version, index, text = row
-    return KnowledgeChunk(namespace=namespace, doc_id=doc_id, version=version, index=index, text=text)

@@ -41,6 +41,7 @@ from memfold.models import (
 )
 from memfold.stores._common import (
     as_utc,
+    expire_stale,
     in_window,
     new_change,
     plan_upsert,
@@ -49,7 +50,6 @@ from memfold.stores._common import (
     require_evidence,
     scratch_value,
     task_infos,
-    to_json,
 )
 
 _TABLES = ("messages", "profile", "changes", "events", "documents", "archive", "folds", "scratch",
@@ -665,11 +665,7 @@ class InMemoryScratchpad:
         return _delete_where(self.db, "scratch", lambda k, r: k[:2] == (user_id, task_id))
 
     def expire(self, before: datetime) -> list[TaskInfo]:
-        with self.db.transaction():
-            stale = [t for t in self.tasks() if t.last_write < before]
-            for task in stale:
-                self.clear(task.user_id, task.task_id)
-        return stale
+        return expire_stale(self, before)
 
     def delete_user(self, user_id: str) -> int:
         return _delete_where(self.db, "scratch", lambda k, r: k[0] == user_id)

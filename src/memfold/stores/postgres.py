@@ -62,7 +62,6 @@ from memfold.models import (
     KnowledgeDoc,
     ProfileFact,
     ScratchItem,
-    TaskInfo,
 )
 from memfold.stores._common import (
     FactWrite,
@@ -72,10 +71,9 @@ from memfold.stores._common import (
     refuse_foreign_ids,
     require_evidence,
     scratch_value,
-    to_json,
     vector_blobs,
-    vectors_of,
 )
+from memfold.stores._sql_layers import SqlKnowledgeReads, SqlScratchpadReads
 
 if TYPE_CHECKING:
     from memfold.stores import Stores
@@ -1076,12 +1074,11 @@ class PostgresFoldStore:
         return _delete_user(self.db, "fold_state", user_id)
 
 
-class PostgresScratchpad:
+class PostgresScratchpad(SqlScratchpadReads):
     """Task notes keyed by (user_id, task_id, key), as JSON text, in write order (an
     overwrite keeps its place)."""
 
-    def __init__(self, db: PostgresDatabase) -> None:
-        self.db = db
+    PLACEHOLDER = "%s"
 
     def put(self, item: ScratchItem) -> None:
         self.db.execute(
@@ -1090,38 +1087,7 @@ class PostgresScratchpad:
             "kind = excluded.kind, value = excluded.value, written_at = excluded.written_at",
             [item.user_id, item.task_id, item.key, item.kind, scratch_value(item), item.written_at])
 
-    def items(self, user_id: str, task_id: str) -> list[ScratchItem]:
-        rows = self.db.fetchall(
-            "SELECT key, kind, value, written_at FROM task_items WHERE user_id = %s AND task_id = %s "
-            "ORDER BY seq", [user_id, task_id])
-        return [ScratchItem(user_id=user_id, task_id=task_id, key=key, kind=kind,
-                            value=json.loads(value), written_at=as_utc(at))
-                for key, kind, value, at in rows]
 
-    def tasks(self, user_id: str | None = None) -> list[TaskInfo]:
-        where, params = ("WHERE user_id = %s", [user_id]) if user_id is not None else ("", [])
-        rows = self.db.fetchall(
-            f"SELECT user_id, task_id, count(*), min(written_at), max(written_at) FROM task_items "
-            f"{where} GROUP BY 1, 2 ORDER BY 1, 2", params)
-        return [TaskInfo(user_id=u, task_id=t, items=n, started_at=as_utc(first),
-                         last_write=as_utc(last)) for u, t, n, first, last in rows]
-
-    def clear(self, user_id: str, task_id: str) -> int:
-        return self.db.execute("DELETE FROM task_items WHERE user_id = %s AND task_id = %s",
-                               [user_id, task_id])
-
-    def expire(self, before: datetime) -> list[TaskInfo]:
-        with self.db.transaction():
-            stale = [t for t in self.tasks() if t.last_write < before]
-            for task in stale:
-                self.clear(task.user_id, task.task_id)
-        return stale
-
-    def delete_user(self, user_id: str) -> int:
-        return _delete_user(self.db, "task_items", user_id)
-
-
-_KB_DOC_COLS = "namespace, doc_id, version, digest, title, chunks, added_at"
 # the chunk batch travels as JSON like every bulk write here; vectors as base64 text in it
 _KB_CHUNKS_INSERT = (
     "INSERT INTO kb_chunks (namespace, doc_id, version, idx, text, vector) "
@@ -1130,12 +1096,11 @@ _KB_CHUNKS_INSERT = (
     "text TEXT, vector TEXT)")
 
 
-class PostgresKnowledgeStore:
+class PostgresKnowledgeStore(SqlKnowledgeReads):
     """Knowledge-base documents and their chunks; each chunk row holds its vector (float32
     bytes), so every replica reads a version's rows and vectors from one commit."""
 
-    def __init__(self, db: PostgresDatabase) -> None:
-        self.db = db
+    PLACEHOLDER = "%s"
 
     def replace(self, doc: KnowledgeDoc, chunks: Sequence[KnowledgeChunk], vectors: Any) -> int:
         import base64
@@ -1147,58 +1112,11 @@ class PostgresKnowledgeStore:
                             for c, blob in zip(chunks, blobs)])
         with self.db.transaction():
             self.db.advisory_lock("kb", doc.namespace, doc.doc_id)  # two replicas adding one doc
-            dropped = self.db.execute("DELETE FROM kb_chunks WHERE namespace = %s AND doc_id = %s",
-                                      [doc.namespace, doc.doc_id])
-            self.db.execute("DELETE FROM kb_documents WHERE namespace = %s AND doc_id = %s",
-                            [doc.namespace, doc.doc_id])
-            self.db.execute(f"INSERT INTO kb_documents ({_KB_DOC_COLS}) VALUES "
-                            "(%s, %s, %s, %s, %s, %s, %s)",
-                            [doc.namespace, doc.doc_id, doc.version, doc.digest, doc.title,
-                             doc.chunks, doc.added_at])
+            dropped = self._drop(doc)
+            self._insert_doc(doc)
             if chunks:
                 self.db.execute(_KB_CHUNKS_INSERT, [batch])
         return dropped
-
-    def document(self, namespace: str, doc_id: str) -> KnowledgeDoc | None:
-        rows = self.db.fetchall(f"SELECT {_KB_DOC_COLS} FROM kb_documents WHERE namespace = %s "
-                                "AND doc_id = %s", [namespace, doc_id])
-        return _kb_doc(rows[0]) if rows else None
-
-    def documents(self, namespace: str | None = None) -> list[KnowledgeDoc]:
-        where, params = ("WHERE namespace = %s", [namespace]) if namespace is not None else ("", [])
-        rows = self.db.fetchall(f"SELECT {_KB_DOC_COLS} FROM kb_documents {where} ORDER BY 1, 2",
-                                params)
-        return [_kb_doc(row) for row in rows]
-
-    def chunks(self, namespace: str, doc_id: str | None = None) -> list[KnowledgeChunk]:
-        extra, params = (" AND doc_id = %s", [namespace, doc_id]) if doc_id else ("", [namespace])
-        rows = self.db.fetchall("SELECT namespace, doc_id, version, idx, text FROM kb_chunks "
-                                f"WHERE namespace = %s{extra} ORDER BY doc_id, idx", params)
-        return [_kb_chunk(row) for row in rows]
-
-    def vectors(self, namespace: str) -> tuple[list[KnowledgeChunk], Any]:
-        rows = self.db.fetchall("SELECT namespace, doc_id, version, idx, text, vector FROM kb_chunks "
-                                "WHERE namespace = %s ORDER BY doc_id, idx", [namespace])
-        return [_kb_chunk(row[:5]) for row in rows], vectors_of([row[5] for row in rows])
-
-    def remove(self, namespace: str, doc_id: str | None = None) -> tuple[list[str], int]:
-        extra, params = (" AND doc_id = %s", [namespace, doc_id]) if doc_id else ("", [namespace])
-        with self.db.transaction():
-            chunks = self.db.execute(f"DELETE FROM kb_chunks WHERE namespace = %s{extra}", params)
-            docs = self.db.fetchall(
-                f"DELETE FROM kb_documents WHERE namespace = %s{extra} RETURNING doc_id", params)
-        return sorted(r[0] for r in docs), chunks
-
-
-def _kb_doc(row: Sequence[Any]) -> KnowledgeDoc:
-    namespace, doc_id, version, digest, title, chunks, added_at = row
-    return KnowledgeDoc(namespace=namespace, doc_id=doc_id, version=version, digest=digest,
-                        title=title, chunks=chunks, added_at=as_utc(added_at))
-
-
-def _kb_chunk(row: Sequence[Any]) -> KnowledgeChunk:
-    namespace, doc_id, version, index, text = row
-    return KnowledgeChunk(namespace=namespace, doc_id=doc_id, version=version, index=index, text=text)
 
 
 def postgres_stores(db: PostgresDatabase, index: VectorIndex, **extra: Any) -> Stores:
