@@ -229,3 +229,26 @@ def test_sixteen_threads_share_one_file_store(tmp_path: Path) -> None:
     assert stores.log.count("ana") == 128 and stores.archive.count("ana") == 128
     assert len(stores.profile.history("ana", "user", "counter")) == 128
     stores.close()
+
+
+def test_a_store_from_before_the_scratchpad_and_knowledge_tables(tmp_path: Path) -> None:
+    """An older file lacks task_items and the kb tables: a reader sees them as empty (it
+    cannot create them), the next writer creates them and keeps every record."""
+    path = tmp_path / "memfold.duckdb"
+    with _open(path) as first:
+        first.log.append([message("m1")])
+    conn = duckdb.connect(str(path))
+    for table in ("task_items", "kb_documents", "kb_chunks"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.close()
+    reader = duckdb_stores(DuckDBDatabase(path, read_only=True), InMemoryVectorIndex())
+    try:
+        assert reader.db.users() == ["ana"]
+        assert reader.scratchpad.tasks() == [] and reader.scratchpad.items("ana", "t") == []
+        assert reader.knowledge.documents() == [] and reader.knowledge.vectors("manual")[0] == []
+    finally:
+        reader.close()
+    with _open(path) as writer:
+        writer.scratchpad.put(scratch("t1", "k", 1))
+        assert [m.msg_id for m in writer.log.list("ana")] == ["m1"]
+        assert [t.task_id for t in writer.scratchpad.tasks()] == ["t1"]

@@ -21,12 +21,18 @@ class SqlStore:
     def __init__(self, db: Any) -> None:
         self.db = db
 
+    TABLE = ""
+
     def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        if self.TABLE in getattr(self.db, "missing_tables", ()):
+            return []  # a read-only open of a store that predates these tables: nothing stored
         return self.db.fetchall(sql.replace("?", self.PLACEHOLDER), list(params))
 
 
 class SqlScratchpadReads(SqlStore):
     """Task notes keyed by (user_id, task_id, key), as JSON text, in write order."""
+
+    TABLE = "task_items"
 
     def items(self, user_id: str, task_id: str) -> list[ScratchItem]:
         rows = self._rows("SELECT key, kind, value, written_at FROM task_items WHERE user_id = ? "
@@ -55,6 +61,8 @@ class SqlScratchpadReads(SqlStore):
 
 class SqlKnowledgeReads(SqlStore):
     """Knowledge-base documents and chunks; each chunk row holds its float32 vector."""
+
+    TABLE = "kb_documents"  # created with kb_chunks, in the same schema statement list
 
     def document(self, namespace: str, doc_id: str) -> KnowledgeDoc | None:
         rows = self._rows(f"SELECT {KB_DOC_COLS} FROM kb_documents WHERE namespace = ? AND doc_id = ?",

@@ -118,6 +118,7 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
 
 _USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state",
                 "task_items")
+_LAYER_TABLES = ("task_items", "kb_documents", "kb_chunks")
 _SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "task_items")
 _LOCK_PID = re.compile(r"PID (\d+)")
 # "col IN (list parameter)": a hash join, 4x faster than list_contains for 5,000 ids
@@ -186,6 +187,14 @@ class DuckDBDatabase:
         if not read_only:
             self._create_schema()
         self._check_schema()
+        self.missing_tables = self._missing_tables()
+
+    def _missing_tables(self) -> frozenset[str]:
+        """Tables a store written by an earlier memfold lacks (the task scratchpad and the
+        knowledge base came later). A writer creates them; a reader, which cannot, reads
+        them as empty instead of failing."""
+        found = {r[0] for r in self.fetchall("SELECT table_name FROM duckdb_tables()")}
+        return frozenset(set(_LAYER_TABLES) - found)
 
     @property
     def in_memory(self) -> bool:
@@ -369,7 +378,8 @@ class DuckDBDatabase:
         self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
 
     def users(self) -> list[str]:
-        union = " UNION ".join(f"SELECT DISTINCT user_id FROM {t}" for t in _USER_TABLES)
+        tables = [t for t in _USER_TABLES if t not in self.missing_tables]
+        union = " UNION ".join(f"SELECT DISTINCT user_id FROM {t}" for t in tables)
         return [row[0] for row in self.fetchall(f"SELECT user_id FROM ({union}) ORDER BY 1")]
 
     def checkpoint(self) -> None:
