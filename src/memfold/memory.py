@@ -853,7 +853,8 @@ class Memory(LayerMethods):
     # -- housekeeping -----------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """Counts per user and store, and the size of every file under the store directory."""
+        """Counts per user and store, per knowledge-base namespace, and the size of every file
+        under the store directory."""
         users = {}
         for user_id in self.users():
             users[user_id] = {
@@ -868,8 +869,13 @@ class Memory(LayerMethods):
             for path in sorted(Path(directory).rglob("*")):
                 if path.is_file():
                     disk[str(path.relative_to(directory))] = path.stat().st_size
-        return {"users": users, "vectors": self.stores.index.count(), "disk": disk,
-                "total_bytes": sum(disk.values())}
+        knowledge: dict[str, dict[str, int]] = {}
+        for doc in self.stores.knowledge.documents():
+            counts = knowledge.setdefault(doc.namespace, {"documents": 0, "chunks": 0})
+            counts["documents"] += 1
+            counts["chunks"] += doc.chunks
+        return {"users": users, "vectors": self.stores.index.count(), "knowledge": knowledge,
+                "disk": disk, "total_bytes": sum(disk.values())}
 
     @staticmethod
     def sql_readonly(store: str | Path, query: str, *, limit: int = 1000, timeout_s: float = 10.0,

@@ -235,6 +235,7 @@ def test_user_memories_never_enter_a_namespace_and_forget_leaves_it():
         assert report.task_items == 1 and memory.stores.scratchpad.tasks() == []
         assert (memory.knowledge(), memory.stores.knowledge.chunks("manual")) == before
         assert memory.recall("reset button", "bob").knowledge
+        assert memory.stats()["knowledge"] == {"manual": {"documents": 1, "chunks": len(before[1])}}
 
 
 def test_forget_on_disk_keeps_the_namespace_and_burns_the_scratchpads(tmp_path):
