@@ -485,11 +485,14 @@ def context(
     user: UserOpt,
     budget: Annotated[int, typer.Option(min=1, help="Token budget for the whole context.")] = 2000,
     now: Annotated[Optional[str], typer.Option(help="Reference time (ISO).")] = None,
+    task: Annotated[Optional[str], typer.Option(
+        "--task", "-t", help="Include this task's scratchpad.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Assemble the prompt context (L3 + profile, L2 digest, recalled items, L1) under a budget."""
+    """Assemble the prompt context (L3 + profile, L2 digest, knowledge, recalled items, the
+    task's scratchpad, L1) under a budget."""
     with _open(read_only=True, user=user) as memory:
-        ctx = memory.context(query, user, budget_tokens=budget, now=parse_when(now))
+        ctx = memory.context(query, user, budget_tokens=budget, now=parse_when(now), task_id=task)
     if json_out:
         _print_json(ctx)
         return

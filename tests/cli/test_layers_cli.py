@@ -55,3 +55,10 @@ def test_task_show_and_end(cli):
     assert cli.json("task", "end", "--user", "ana", "--task", "t1")["items"] == 1
     assert cli.json("task", "show", "--user", "ana", "--task", "t1")["items"] == []
     assert cli.json("task", "show", "--user", "ben", "--task", "t1")["items"][0]["value"] == "ben's own plan"
+
+
+def test_context_with_a_task_shows_its_scratchpad(cli):
+    with cli.memory(read_only=False) as memory:
+        memory.task_write("ana", "t9", "draft", "zqxdraft reply to the plumber", kind="plan")
+    assert "zqxdraft" in cli.ok("context", "plumber", "--user", "ana", "--task", "t9").stdout
+    assert "zqxdraft" not in cli.ok("context", "plumber", "--user", "ana").stdout
