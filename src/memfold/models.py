@@ -63,6 +63,15 @@ def check_identity(value: object, name: str = "user_id") -> str:
     return _check_utf8(value, name)
 
 
+def check_text(value: str, name: str = "text") -> str:
+    """Stored text: not blank, no NUL (no store keeps one), valid Unicode."""
+    if not value or not value.strip():
+        raise ValueError(f"{name} must not be empty")
+    if "\x00" in value:
+        raise ValueError(f"{name} must not contain NUL bytes")
+    return _check_utf8(value, name)
+
+
 def _check_utf8(value: str, name: str) -> str:
     """Refuse lone surrogates (JSON "\\ud800"): no store can encode them, and one of them
     would otherwise fail the whole batch at the database instead of this one message."""
@@ -113,11 +122,7 @@ class Message(Record):
     @field_validator("text")
     @classmethod
     def _text(cls, value: str) -> str:
-        if not value or not value.strip():
-            raise ValueError("text must not be empty")
-        if "\x00" in value:
-            raise ValueError("text must not contain NUL bytes")
-        return _check_utf8(value, "text")
+        return check_text(value)
 
     @field_validator("meta")
     @classmethod
@@ -573,11 +578,7 @@ class KnowledgeInput(Record):
     @field_validator("text")
     @classmethod
     def _text(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("text must not be empty")
-        if "\x00" in value:
-            raise ValueError("text must not contain NUL bytes")
-        return _check_utf8(value, "text")
+        return check_text(value)
 
 
 class KnowledgeReport(Record):
