@@ -87,18 +87,24 @@ class KnowledgeIndex:
         return [knowledge_item(chunk, score) for score, chunk in scored[:k]]
 
     def _load(self, namespace: str) -> _Namespace:
-        signature = tuple((d.doc_id, d.version, d.digest) for d in self.store.documents(namespace))
+        signature = self._signature(namespace)
         with self._lock:
             cached = self._cache.get(namespace)
         if cached is not None and cached.signature == signature:
             return cached
-        chunks, vectors = self.store.vectors(namespace)
-        built = self._build(signature, chunks, vectors)
-        if tuple((d.doc_id, d.version, d.digest) for d in self.store.documents(namespace)) != signature:
-            return self._load(namespace)  # replaced while it was read: read the new version
-        with self._lock:
-            self._cache[namespace] = built
-        return built
+        for _ in range(3):  # a version replaced between the two reads: read the new one
+            chunks, vectors = self.store.vectors(namespace)
+            built = self._build(signature, chunks, vectors)
+            now = self._signature(namespace)
+            if now == signature:
+                with self._lock:
+                    self._cache[namespace] = built
+                break
+            signature = now
+        return built  # after 3 changes in a row: the last read, served but not cached
+
+    def _signature(self, namespace: str) -> tuple[tuple[str, int, str], ...]:
+        return tuple((d.doc_id, d.version, d.digest) for d in self.store.documents(namespace))
 
     def _build(self, signature: tuple[tuple[str, int, str], ...], chunks: list[KnowledgeChunk],
                vectors: np.ndarray) -> _Namespace:
