@@ -28,23 +28,32 @@ from memfold.models import (
     FoldState,
     ForgetReport,
     IngestReport,
+    KnowledgeDoc,
+    KnowledgeInput,
+    KnowledgeReport,
     Message,
     ProfileChange,
     ProfileFact,
     RecallItem,
     RecallResult,
     RouteDecision,
+    ScratchItem,
     SemanticMemory,
+    TaskEnd,
+    TaskInfo,
+    TaskState,
 )
 
 __all__ = ["MemoryAPI", "READ_METHODS", "WRITE_METHODS"]
 
 #: Methods that change the store; a server runs them one at a time.
 WRITE_METHODS = frozenset({"ingest", "ingest_many", "ingest_file", "set_fact", "delete_fact", "fold",
-                           "remove_message", "forget"})
+                           "remove_message", "forget", "task_write", "end_task", "promote",
+                           "expire_tasks", "add_knowledge", "remove_knowledge"})
 #: Methods that only read; a server runs them concurrently with each other and with writes.
 READ_METHODS = frozenset({"route", "recall", "context", "search", "profile", "profile_history", "explain",
-                          "events", "episodes", "semantic", "export", "stats", "users"})
+                          "events", "episodes", "semantic", "export", "stats", "users", "task_read",
+                          "tasks", "knowledge", "search_knowledge"})
 
 
 @runtime_checkable
@@ -89,6 +98,46 @@ class MemoryAPI(Protocol):
         """Erase a user completely."""
         ...
 
+    # -- the scratchpad (one task) and the knowledge base (no user) ------------------------
+    def task_write(self, user_id: str, task_id: str, key: str, value: Any, *,
+                   kind: str = "note") -> ScratchItem:
+        """Write one scratchpad item (note, result, tool_call or plan) of an open task."""
+        ...
+
+    def end_task(self, user_id: str, task_id: str) -> TaskEnd:
+        """Burn the task's scratchpad."""
+        ...
+
+    def promote(self, user_id: str, task_id: str, key: str, *, role: str = "tool",
+                msg_id: str | None = None) -> RouteDecision:
+        """Keep one scratchpad item past its task, as a message citing the task and key."""
+        ...
+
+    def expire_tasks(self, now: datetime | None = None) -> list[TaskInfo]:
+        """Burn every task idle longer than the deployment's task TTL."""
+        ...
+
+    def add_knowledge(self, namespace: str,
+                      documents: Sequence[KnowledgeInput | dict[str, Any]]) -> KnowledgeReport:
+        """Add or replace (by doc_id, as a new version) documents of a namespace."""
+        ...
+
+    def remove_knowledge(self, namespace: str, doc_id: str | None = None) -> KnowledgeReport:
+        """Remove one document, or the whole namespace, with every chunk and vector."""
+        ...
+
+    def task_read(self, user_id: str, task_id: str) -> TaskState:
+        ...
+
+    def tasks(self, user_id: str) -> list[TaskInfo]:
+        ...
+
+    def knowledge(self, namespace: str | None = None) -> list[KnowledgeDoc]:
+        ...
+
+    def search_knowledge(self, query: str, namespace: str, k: int = 10) -> list[RecallItem]:
+        ...
+
     # -- reads --------------------------------------------------------------------------
     def route(self, message: Message | dict[str, Any]) -> RouteDecision:
         """What the router would do with ``message``; nothing is stored."""
@@ -99,7 +148,8 @@ class MemoryAPI(Protocol):
         ...
 
     def context(self, query: str, user_id: str, budget_tokens: int = 2000,
-                now: datetime | None = None) -> Context:
+                now: datetime | None = None, task_id: str | None = None) -> Context:
+        """With ``task_id``, the prompt holds that task's scratchpad too."""
         ...
 
     def search(self, query: str, user_id: str, k: int = 10) -> list[RecallItem]:

@@ -486,11 +486,14 @@ def context(
     user: UserOpt,
     budget: Annotated[int, typer.Option(min=1, help="Token budget for the whole context.")] = 2000,
     now: Annotated[Optional[str], typer.Option(help="Reference time (ISO).")] = None,
+    task: Annotated[Optional[str], typer.Option(
+        "--task", "-t", help="Include this task's scratchpad.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Assemble the prompt context (L3 + profile, L2 digest, recalled items, L1) under a budget."""
+    """Assemble the prompt context (L3 + profile, L2 digest, knowledge, recalled items, the
+    task's scratchpad, L1) under a budget."""
     with _open(read_only=True, user=user) as memory:
-        ctx = memory.context(query, user, budget_tokens=budget, now=parse_when(now))
+        ctx = memory.context(query, user, budget_tokens=budget, now=parse_when(now), task_id=task)
     if json_out:
         _print_json(ctx)
         return
@@ -909,6 +912,15 @@ def _mount_mcp() -> None:
 
 
 _mount_mcp()
+
+
+def _mount_layers() -> None:
+    from memfold.cli_layers import mount  # `memfold kb ...` and `memfold task ...`
+
+    mount(app)
+
+
+_mount_layers()
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -33,15 +33,25 @@ from memfold.models import (
     FoldState,
     ForgetReport,
     IngestReport,
+    KnowledgeDoc,
+    KnowledgeInput,
+    KnowledgeReport,
     Message,
     ProfileChange,
     ProfileFact,
     RecallItem,
     RecallResult,
     RouteDecision,
+    ScratchItem,
     SemanticMemory,
+    TaskEnd,
+    TaskInfo,
+    TaskState,
 )
 from memfold.service.errors import error_from_body
+
+if TYPE_CHECKING:
+    from memfold.tasks import Task
 
 M = TypeVar("M")
 DEFAULT_URL = "http://127.0.0.1:8750"
@@ -124,6 +134,51 @@ class MemoryClient:
     def forget(self, user_id: str) -> ForgetReport:
         return self._model(ForgetReport, "DELETE", "/v1/users", params={"user_id": user_id})
 
+    # -- the scratchpad and the knowledge base --------------------------------------------
+    def task(self, user_id: str, task_id: str) -> Task:
+        from memfold.tasks import Task
+
+        return Task(self, user_id, task_id)
+
+    def task_write(self, user_id: str, task_id: str, key: str, value: Any, *,
+                   kind: str = "note") -> ScratchItem:
+        body = {"user_id": user_id, "task_id": task_id, "key": key, "value": value, "kind": kind}
+        return self._model(ScratchItem, "PUT", "/v1/tasks/items", body=to_jsonable_python(body, fallback=_refuse))
+
+    def task_read(self, user_id: str, task_id: str) -> TaskState:
+        return self._model(TaskState, "GET", "/v1/tasks/items", params={"user_id": user_id, "task_id": task_id})
+
+    def tasks(self, user_id: str) -> list[TaskInfo]:
+        return self._list(TaskInfo, "GET", "/v1/tasks", params={"user_id": user_id})
+
+    def end_task(self, user_id: str, task_id: str) -> TaskEnd:
+        return self._model(TaskEnd, "DELETE", "/v1/tasks", params={"user_id": user_id, "task_id": task_id})
+
+    def promote(self, user_id: str, task_id: str, key: str, *, role: str = "tool",
+                msg_id: str | None = None) -> RouteDecision:
+        body = {"user_id": user_id, "task_id": task_id, "key": key, "role": role, "msg_id": msg_id}
+        return self._model(RouteDecision, "POST", "/v1/tasks/promote", body=body)
+
+    def expire_tasks(self, now: datetime | None = None) -> list[TaskInfo]:
+        return self._list(TaskInfo, "POST", "/v1/tasks/expire", body={"now": _iso(now)})
+
+    def add_knowledge(self, namespace: str,
+                      documents: Sequence[KnowledgeInput | dict[str, Any]]) -> KnowledgeReport:
+        body = {"namespace": namespace, "documents": [_message_json(d) for d in documents]
+                if isinstance(documents, list | tuple) else documents}
+        return self._model(KnowledgeReport, "POST", "/v1/knowledge", body=body)
+
+    def remove_knowledge(self, namespace: str, doc_id: str | None = None) -> KnowledgeReport:
+        return self._model(KnowledgeReport, "DELETE", "/v1/knowledge",
+                           params={"namespace": namespace, "doc_id": doc_id})
+
+    def knowledge(self, namespace: str | None = None) -> list[KnowledgeDoc]:
+        return self._list(KnowledgeDoc, "GET", "/v1/knowledge", params={"namespace": namespace})
+
+    def search_knowledge(self, query: str, namespace: str, k: int = 10) -> list[RecallItem]:
+        body = {"query": query, "namespace": namespace, "k": k}
+        return self._list(RecallItem, "POST", "/v1/knowledge/search", body=body)
+
     # -- reads --------------------------------------------------------------------------
     def route(self, message: Message | dict[str, Any]) -> RouteDecision:
         return self._model(RouteDecision, "POST", "/v1/route", body=_message_json(message))
@@ -134,8 +189,9 @@ class MemoryClient:
         return self._model(RecallResult, "POST", "/v1/recall", body=body)
 
     def context(self, query: str, user_id: str, budget_tokens: int = 2000,
-                now: datetime | None = None) -> Context:
-        body = {"user_id": user_id, "query": query, "budget_tokens": budget_tokens, "now": _iso(now)}
+                now: datetime | None = None, task_id: str | None = None) -> Context:
+        body = {"user_id": user_id, "query": query, "budget_tokens": budget_tokens, "now": _iso(now),
+                "task_id": task_id}
         return self._model(Context, "POST", "/v1/context", body=body)
 
     def search(self, query: str, user_id: str, k: int = 10) -> list[RecallItem]:
@@ -253,6 +309,13 @@ def _message_json(message: Message | dict[str, Any]) -> Any:
     if isinstance(message, BaseModel):
         return message.model_dump(mode="json")
     return to_jsonable_python(message, fallback=str)
+
+
+def _refuse(value: Any) -> Any:
+    """A scratchpad value must be JSON, as the embedded store requires."""
+    from memfold.errors import InvalidInputError
+
+    raise InvalidInputError(f"scratchpad value must be JSON-serialisable, not {type(value).__name__}")
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -16,6 +16,9 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
     MEMFOLD_CONTEXT          ContextSettings overrides as JSON, e.g. {"redact_secrets": false}
     MEMFOLD_RETENTION        profile forgetting policy as JSON, e.g.
                              {"ttl_by_key": {"mood": "7d"}, "max_facts": 200} (default: forget nothing)
+    MEMFOLD_KNOWLEDGE_GRANTS which knowledge-base namespaces each user reads, as JSON, e.g.
+                             {"*": ["product-manual"], "ana": ["internal-faq"]} ("*": every user)
+    MEMFOLD_TASK_TTL_SECONDS a task's scratchpad burns after this long without a write (86400)
     MEMFOLD_DATABASE_URL     postgresql://... : PostgreSQL as the system of record (with
     MEMFOLD_CHROMA_URL       http://host:port : the Chroma server holding the vectors; set
                              both or neither; default: the store directory, nothing to start)
@@ -72,6 +75,11 @@ class Settings(BaseModel):
     recall: dict[str, Any] = Field(default_factory=dict)  # overrides of retrieval settings
     context: dict[str, Any] = Field(default_factory=dict)  # overrides of ContextSettings
     retention: dict[str, Any] = Field(default_factory=dict)  # profile forgetting policies
+    # The knowledge base belongs to no user: a deployment grants namespaces to user ids
+    # ("*": to every user); recall and context() read only the granted ones.
+    knowledge_grants: dict[str, list[str]] = Field(default_factory=dict)
+    # A task left open (no end_task) burns this long after its last scratchpad write.
+    task_ttl_seconds: int = Field(default=24 * 3600, gt=0)
     # Scale-out: PostgreSQL + a Chroma server instead of the store directory (README,
     # "PostgreSQL + Chroma server"). The URL may carry a password: never in repr.
     database_url: str | None = Field(default=None, repr=False)
@@ -86,7 +94,7 @@ class Settings(BaseModel):
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars",
-                     "database_url", "chroma_url"):
+                     "database_url", "chroma_url", "task_ttl_seconds"):
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env:
                 values[name] = env
@@ -94,8 +102,15 @@ class Settings(BaseModel):
             values["retention"] = _json_env(ENV_PREFIX + "RETENTION")
         if os.environ.get(ENV_PREFIX + "CONTEXT"):
             values["context"] = _json_env(ENV_PREFIX + "CONTEXT")
+        if os.environ.get(ENV_PREFIX + "KNOWLEDGE_GRANTS"):
+            values["knowledge_grants"] = _json_env(ENV_PREFIX + "KNOWLEDGE_GRANTS")
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    def granted_namespaces(self, user_id: str) -> list[str]:
+        """The knowledge-base namespaces ``user_id`` reads: its own grants, then everyone's."""
+        grants = [*self.knowledge_grants.get(user_id, []), *self.knowledge_grants.get("*", [])]
+        return list(dict.fromkeys(grants))
 
     def resolved_backend(self) -> Literal["offline", "anthropic"]:
         if self.backend != "auto":
@@ -256,6 +271,7 @@ def build_parts(settings: Settings, stores: Stores, embedder: Embedder) -> Parts
     from memfold.compaction.manager import ConversationManager
     from memfold.memory import Parts
     from memfold.retrieval.context import ContextBuilder, ContextSettings
+    from memfold.retrieval.knowledge import KnowledgeIndex
     from memfold.retrieval.recall import RecallSettings, Retriever
     from memfold.router import Router
     from memfold.tokens import default_counter
@@ -266,6 +282,7 @@ def build_parts(settings: Settings, stores: Stores, embedder: Embedder) -> Parts
     retriever = Retriever(stores, embedder, settings=RecallSettings(**settings.recall))
     return Parts(
         router=Router(backend), retriever=retriever, counter=counter,
+        knowledge=KnowledgeIndex(stores.knowledge, embedder, retriever.analyzer),
         manager=ConversationManager(build_compactor(backend, fold_settings, counter), fold_settings, counter),
         context_builder=ContextBuilder(retriever, counter, settings=ContextSettings(**settings.context)),
         summarizer=build_summarizer(backend, counter))

@@ -108,6 +108,11 @@ class UnknownUserError(InvalidInputError):
     """A read for a user id that has no data in this store."""
 
 
+class NotStoredError(InvalidInputError):
+    """A task item, knowledge-base document or namespace that is not stored (or no longer:
+    a task's scratchpad burns when the task ends or expires)."""
+
+
 class EvidenceRequiredError(MemfoldError):
     """A profile write carried no source message id; memfold refuses unsupported facts."""
 

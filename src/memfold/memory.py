@@ -38,6 +38,7 @@ from memfold.errors import (
     StoreCorruptError,
     StoreError,
 )
+from memfold.layers import LayerMethods
 from memfold.models import (
     Context,
     Event,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from memfold.config import Settings
     from memfold.embed import Embedder
     from memfold.retrieval.context import ContextBuilder
+    from memfold.retrieval.knowledge import KnowledgeIndex
     from memfold.retrieval.recall import Retriever
     from memfold.router import Router
     from memfold.stores import Stores
@@ -84,10 +86,12 @@ class Parts:
     context_builder: ContextBuilder
     counter: TokenCounter
     summarizer: ProgressiveSummarizer | None = None
+    knowledge: KnowledgeIndex | None = None
 
 
-class Memory:
-    """Long-term memory for agents: profile KV, event log, vector archive, folded compaction."""
+class Memory(LayerMethods):
+    """Long-term memory for agents: profile KV, event log, vector archive, folded compaction;
+    beside it each task's scratchpad and the shared knowledge base (``memfold.layers``)."""
 
     def __init__(self, *, stores: Stores, embedder: Embedder, settings: Settings,
                  parts: Callable[[], Parts], retention: RetentionPolicy | None = None) -> None:
@@ -164,6 +168,7 @@ class Memory:
             if not read_only:
                 memory.finish_pending_erasures()
                 memory.sync_index()
+                memory.expire_tasks()  # tasks left open past their time burn at the latest here
         except MemfoldError:
             memory.close()
             raise
@@ -588,9 +593,14 @@ class Memory:
     # -- recall -----------------------------------------------------------------------
 
     def recall(self, query: str, user_id: str, now: datetime | None = None, k: int = 10) -> RecallResult:
-        """Ranked memories for ``query``: the question chooses the store (KV, event log, archive)."""
+        """Ranked memories for ``query``: the question chooses the store (KV, event log, archive);
+        ``knowledge`` holds the best chunks of the namespaces granted to the user, apart."""
         self._check_open()
-        result = self.retriever.recall(query, _require_user(user_id), now=now, k=k)
+        user_id = _require_user(user_id)
+        result = self.retriever.recall(query, user_id, now=now, k=k)
+        knowledge = self._knowledge_for(query, user_id, k)
+        if knowledge:
+            result = result.model_copy(update={"knowledge": knowledge})
         if not self.context_builder.settings.redact_secrets:
             return result
         from memfold.retrieval.context import redact_item  # secrets: as context() shows them
@@ -598,10 +608,15 @@ class Memory:
         return result.model_copy(update={"items": [redact_item(i) for i in result.items]})
 
     def context(self, query: str, user_id: str, budget_tokens: int = 2000,
-                now: datetime | None = None) -> Context:
-        """A prompt context (L3 + profile, L2 digest, recalled items, L1) within ``budget_tokens``."""
+                now: datetime | None = None, task_id: str | None = None) -> Context:
+        """A prompt context (L3 + profile, L2 digest, granted knowledge, recalled items, the
+        task's scratchpad when ``task_id`` is given, L1) within ``budget_tokens``."""
         self._check_open()
-        return self.context_builder.build(query, _require_user(user_id), budget_tokens, now=now)
+        user_id = _require_user(user_id)
+        task = self.task_read(user_id, task_id).items if task_id is not None else []
+        knowledge = self._knowledge_for(query, user_id, self.context_builder.settings.knowledge_k)
+        return self.context_builder.build(query, user_id, budget_tokens, now=now,
+                                          knowledge=knowledge, task=task)
 
     def search(self, query: str, user_id: str, k: int = 10) -> list[RecallItem]:
         """Raw vector-archive search (dense only), for debugging what the index holds."""
@@ -731,6 +746,7 @@ class Memory:
             "events": self.stores.events.delete_user(user_id),
             "documents": self.stores.documents.delete_user(user_id),
             "fold_state": self.stores.folds.delete_user(user_id),
+            "task_items": self.stores.scratchpad.delete_user(user_id),  # never a namespace
         }
         return counts, self.stores.archive.delete_user(user_id)
 
@@ -838,20 +854,32 @@ class Memory:
     # -- export / import --------------------------------------------------------------
 
     def export(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every record of one user (or of all users) as JSON-ready dicts, for `import`."""
-        from memfold.portable import export_records
+        """Every record of one user (with the scratchpads of its open tasks), or of all users
+        and the knowledge base, as JSON-ready dicts, for `import`."""
+        from memfold.portable import export_knowledge, export_records
 
-        users = [_require_user(user_id)] if user_id is not None else self.users()
-        return export_records(self.stores, users)
+        if user_id is not None:
+            return export_records(self.stores, [_require_user(user_id)])
+        return chain(export_records(self.stores, self.users()), export_knowledge(self.stores))
 
     def import_file(self, path: str | Path) -> dict[str, int]:
-        """Read back a `memfold export` file exactly (same ids, no re-routing), then index it."""
-        from memfold.portable import import_records, parse_records
+        """Read back a `memfold export` file exactly (same ids and versions, no re-routing),
+        then index it; knowledge chunks are embedded again."""
+        from memfold.portable import import_records, knowledge_groups, parse_records
 
         records = parse_records(Path(path))
         users = sorted({r.user_id for _, r in records if isinstance(getattr(r, "user_id", None), str)})
+        knowledge = knowledge_groups(records)
+        vectors = [self.embedder.embed([c.text for c in chunks]) for _, chunks in knowledge]
+
+        def write() -> dict[str, int]:  # the user records and the knowledge, or nothing
+            counts = import_records(self.stores, records)
+            for (doc, chunks), matrix in zip(knowledge, vectors):
+                self.stores.knowledge.replace(doc, chunks, matrix)
+            return counts
+
         with self._exclusive():  # as the only writer of its users: no replica writes them meanwhile
-            counts = self._users_write(users, lambda: import_records(self.stores, records))
+            counts = self._user_transaction(users, write)
             self.retriever.invalidate()
             self.sync_index()
         return counts
@@ -859,7 +887,8 @@ class Memory:
     # -- housekeeping -----------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """Counts per user and store, and the size of every file under the store directory."""
+        """Counts per user and store, per knowledge-base namespace, and the size of every file
+        under the store directory."""
         users = {}
         for user_id in self.users():
             users[user_id] = {
@@ -874,8 +903,13 @@ class Memory:
             for path in sorted(Path(directory).rglob("*")):
                 if path.is_file():
                     disk[str(path.relative_to(directory))] = path.stat().st_size
-        return {"users": users, "vectors": self.stores.index.count(), "disk": disk,
-                "total_bytes": sum(disk.values())}
+        knowledge: dict[str, dict[str, int]] = {}
+        for doc in self.stores.knowledge.documents():
+            counts = knowledge.setdefault(doc.namespace, {"documents": 0, "chunks": 0})
+            counts["documents"] += 1
+            counts["chunks"] += doc.chunks
+        return {"users": users, "vectors": self.stores.index.count(), "knowledge": knowledge,
+                "disk": disk, "total_bytes": sum(disk.values())}
 
     @staticmethod
     def sql_readonly(store: str | Path, query: str, *, limit: int = 1000, timeout_s: float = 10.0,

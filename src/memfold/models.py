@@ -16,7 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 Role = Literal["user", "assistant", "tool", "document"]
 RouteKind = Literal["FACT", "EVENT", "DOCUMENT", "NONE"]
-StoreName = Literal["profile", "events", "archive", "episodes", "semantic", "working"]
+StoreName = Literal["profile", "events", "archive", "episodes", "semantic", "working", "knowledge",
+                    "task"]
+ScratchKind = Literal["note", "result", "tool_call", "plan"]
 ArchiveKind = Literal["message", "document", "fact", "event", "episode", "evicted_fact", "summary"]
 Granularity = Literal["instant", "day", "week", "month", "year"]
 
@@ -58,6 +60,15 @@ def check_identity(value: object, name: str = "user_id") -> str:
         raise ValueError(f"{name} {value!r} holds control or format characters ({', '.join(hidden)})")
     if len(value) > 256:
         raise ValueError(f"{name} must be at most 256 characters")
+    return _check_utf8(value, name)
+
+
+def check_text(value: str, name: str = "text") -> str:
+    """Stored text: not blank, no NUL (no store keeps one), valid Unicode."""
+    if not value or not value.strip():
+        raise ValueError(f"{name} must not be empty")
+    if "\x00" in value:
+        raise ValueError(f"{name} must not contain NUL bytes")
     return _check_utf8(value, name)
 
 
@@ -111,11 +122,7 @@ class Message(Record):
     @field_validator("text")
     @classmethod
     def _text(cls, value: str) -> str:
-        if not value or not value.strip():
-            raise ValueError("text must not be empty")
-        if "\x00" in value:
-            raise ValueError("text must not contain NUL bytes")
-        return _check_utf8(value, "text")
+        return check_text(value)
 
     @field_validator("meta")
     @classmethod
@@ -397,6 +404,9 @@ class RecallResult(Record):
     intents: dict[str, float] = Field(default_factory=dict)
     time_range: tuple[datetime, datetime] | None = None
     items: list[RecallItem] = Field(default_factory=list)
+    # from the knowledge-base namespaces granted to the user, ranked apart from the user's own
+    # memories; provenance is meta namespace / doc_id / version (they cite no message)
+    knowledge: list[RecallItem] = Field(default_factory=list)
     elapsed_ms: float = 0.0
 
     def sources(self) -> list[str]:
@@ -461,5 +471,124 @@ class ForgetReport(Record):
     archive_items: int = 0
     vectors: int = 0
     fold_state: int = 0
+    task_items: int = 0  # scratchpad items of the user's open tasks
     file_rewritten: bool = False
+    seconds: float = 0.0
+
+
+# -- the scratchpad (one task) and the knowledge base (no user) --------------------------------
+
+
+class ScratchItem(Record):
+    """One entry of a task's scratchpad: an intermediate result, a tool call, a partial plan.
+    It lives as long as its task (``end_task`` or expiry deletes it) and reaches no other
+    layer unless the agent promotes it."""
+
+    user_id: str
+    task_id: str
+    key: str
+    kind: ScratchKind = "note"
+    value: Any
+    written_at: datetime
+
+    @field_validator("user_id", "task_id", "key")
+    @classmethod
+    def _identity(cls, value: str, info: Any) -> str:
+        return check_identity(value, info.field_name)
+
+    @field_validator("written_at")
+    @classmethod
+    def _ts(cls, value: datetime) -> datetime:
+        return _aware(value, "written_at")
+
+
+class TaskInfo(Record):
+    """An open task: how many scratchpad items it holds and when it was last written."""
+
+    user_id: str
+    task_id: str
+    items: int
+    started_at: datetime
+    last_write: datetime
+
+
+class TaskState(Record):
+    """A task's scratchpad, in write order; ``expires_at``: when it burns if left open."""
+
+    user_id: str
+    task_id: str
+    items: list[ScratchItem] = Field(default_factory=list)
+    expires_at: datetime | None = None
+
+
+class TaskEnd(Record):
+    user_id: str
+    task_id: str
+    items: int = 0  # scratchpad items deleted
+
+
+class KnowledgeDoc(Record):
+    """One document of a knowledge-base namespace, at its current version."""
+
+    namespace: str
+    doc_id: str
+    version: int = Field(ge=1)
+    digest: str  # sha256 of the text: re-adding the same text keeps the version
+    title: str = ""
+    chunks: int = Field(ge=0)
+    added_at: datetime
+
+    @field_validator("namespace", "doc_id")
+    @classmethod
+    def _identity(cls, value: str, info: Any) -> str:
+        return check_identity(value, info.field_name)
+
+
+class KnowledgeChunk(Record):
+    namespace: str
+    doc_id: str
+    version: int = Field(ge=1)
+    index: int = Field(ge=0)
+    text: str
+
+    @property
+    def chunk_id(self) -> str:
+        return f"kb:{self.namespace}/{self.doc_id}@v{self.version}#{self.index}"
+
+
+class KnowledgeInput(Record):
+    """A document to add to a namespace (``Memory.add_knowledge``)."""
+
+    doc_id: str
+    text: str
+    title: str = Field(default="", max_length=1000)
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        if "\x00" in value:
+            raise ValueError("title must not contain NUL bytes")
+        return _check_utf8(value, "title")
+
+    @field_validator("doc_id")
+    @classmethod
+    def _identity(cls, value: str) -> str:
+        return check_identity(value, "doc_id")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return check_text(value)
+
+
+class KnowledgeReport(Record):
+    """What ``add_knowledge`` / ``remove_knowledge`` changed in one namespace."""
+
+    namespace: str
+    added: list[KnowledgeDoc] = Field(default_factory=list)  # new documents and new versions
+    replaced: list[str] = Field(default_factory=list)  # doc ids whose older version was removed
+    unchanged: list[str] = Field(default_factory=list)  # same text as the stored version
+    removed: list[str] = Field(default_factory=list)
+    chunks_added: int = 0
+    chunks_removed: int = 0
     seconds: float = 0.0

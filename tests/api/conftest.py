@@ -18,6 +18,7 @@ from memfold.service.auth import KeyRing
 from memfold.service.server import running_in_thread
 
 T0 = datetime(2024, 5, 8, 13, 56, tzinfo=timezone.utc)
+GRANTS = {"reader": ["contract-kb"]}  # only this user reads the namespace the tests fill
 
 
 def msg(msg_id: str, text: str, *, user: str = "ana", minutes: int = 0, speaker: str = "Ana",
@@ -28,7 +29,7 @@ def msg(msg_id: str, text: str, *, user: str = "ana", minutes: int = 0, speaker:
 
 def open_store(tmp_path) -> Memory:
     return Memory.open(settings=Settings(store=tmp_path / "store", embedder="hashing",
-                                         backend="offline"))
+                                         backend="offline", knowledge_grants=GRANTS))
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,16 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memfold.models import ArchiveItem, DocumentChunk, Event, Message, ProfileFact
+from memfold.models import (
+    ArchiveItem,
+    DocumentChunk,
+    Event,
+    KnowledgeChunk,
+    KnowledgeDoc,
+    Message,
+    ProfileFact,
+    ScratchItem,
+)
 from memfold.stores import Stores, duckdb_stores
 from memfold.stores.base import VectorIndex
 from memfold.stores.duckdb import DuckDBDatabase
@@ -91,3 +100,18 @@ def make_index(kind: str, tmp_path: Path, server: ChromaServer | None = None) ->
         return LazyVectorIndex(lambda: ChromaVectorIndex(tmp_path / "chroma"),
                                count_unopened=lambda: chroma_vector_count(tmp_path / "chroma"))
     return ChromaVectorIndex(tmp_path / "chroma")
+
+
+def scratch(task_id: str, key: str, value: object = "a note", *, user: str = "ana",
+            minutes: int = 0, kind: str = "note") -> ScratchItem:
+    return ScratchItem(user_id=user, task_id=task_id, key=key, kind=kind, value=value,  # type: ignore[arg-type]
+                       written_at=at(minutes=minutes))
+
+
+def kb_doc(doc_id: str, *texts: str, namespace: str = "manual", version: int = 1) -> tuple[
+        KnowledgeDoc, list[KnowledgeChunk]]:
+    """A knowledge-base document and its chunks, one per text."""
+    doc = KnowledgeDoc(namespace=namespace, doc_id=doc_id, version=version, digest=f"d{version}",
+                       chunks=len(texts), added_at=T0)
+    return doc, [KnowledgeChunk(namespace=namespace, doc_id=doc_id, version=version, index=i, text=t)
+                 for i, t in enumerate(texts)]

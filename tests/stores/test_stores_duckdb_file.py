@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from stores_helpers import T0, chunk, event, fact, item, message
+from stores_helpers import T0, chunk, event, fact, item, message, scratch
 
 from memfold.errors import StoreCorruptError, StoreError, StoreLockedError, WriteConflictError
 from memfold.models import FoldState, SemanticMemory
@@ -37,7 +37,7 @@ def test_every_store_persists_across_reopen(tmp_path: Path) -> None:
             first.documents.add([chunk("c1")])
             first.archive.add([item("a1"), item("a2")])
             first.folds.save(state)
-            first.scratchpad.put("t1", "k", [1, 2])
+            first.scratchpad.put(scratch("t1", "k", [1, 2]))
         first.archive.mark_indexed(["a1"])
         first.profile.touch("ana", "user", "city", T0)
     with _open(path) as again:
@@ -49,7 +49,7 @@ def test_every_store_persists_across_reopen(tmp_path: Path) -> None:
         assert again.documents.list("ana") == [chunk("c1")]
         assert [i.item_id for i in again.archive.unindexed()] == ["a2"]
         assert again.folds.load("ana") == state
-        assert again.scratchpad.get("t1") == {"k": [1, 2]}
+        assert [i.value for i in again.scratchpad.items("ana", "t1")] == [[1, 2]]
         # insertion numbers continue after a reopen, so turn order survives it
         again.log.append([message("m3", minutes=1)])
         assert [m.msg_id for m in again.log.list("ana")] == ["m1", "m2", "m3"]
@@ -229,3 +229,26 @@ def test_sixteen_threads_share_one_file_store(tmp_path: Path) -> None:
     assert stores.log.count("ana") == 128 and stores.archive.count("ana") == 128
     assert len(stores.profile.history("ana", "user", "counter")) == 128
     stores.close()
+
+
+def test_a_store_from_before_the_scratchpad_and_knowledge_tables(tmp_path: Path) -> None:
+    """An older file lacks task_items and the kb tables: a reader sees them as empty (it
+    cannot create them), the next writer creates them and keeps every record."""
+    path = tmp_path / "memfold.duckdb"
+    with _open(path) as first:
+        first.log.append([message("m1")])
+    conn = duckdb.connect(str(path))
+    for table in ("task_items", "kb_documents", "kb_chunks"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.close()
+    reader = duckdb_stores(DuckDBDatabase(path, read_only=True), InMemoryVectorIndex())
+    try:
+        assert reader.db.users() == ["ana"]
+        assert reader.scratchpad.tasks() == [] and reader.scratchpad.items("ana", "t") == []
+        assert reader.knowledge.documents() == [] and reader.knowledge.vectors("manual")[0] == []
+    finally:
+        reader.close()
+    with _open(path) as writer:
+        writer.scratchpad.put(scratch("t1", "k", 1))
+        assert [m.msg_id for m in writer.log.list("ana")] == ["m1"]
+        assert [t.task_id for t in writer.scratchpad.tasks()] == ["t1"]

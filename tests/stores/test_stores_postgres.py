@@ -56,7 +56,7 @@ def test_migrations_run_once_and_are_recorded(pg_cluster: PostgresCluster, schem
         assert isinstance(db, PostgresDatabase)
         assert db.schema_version() == SCHEMA_VERSION
         assert db.migrate() == []  # applying again is a no-op
-        rows = db.fetchall("SELECT version FROM schema_migrations")
+        rows = db.fetchall("SELECT version FROM schema_migrations ORDER BY 1")
         assert rows == [(v,) for v in range(1, SCHEMA_VERSION + 1)]
     with _open(pg_cluster, schema) as second:  # a later start finds everything applied
         assert second.db.migrate() == []  # type: ignore[attr-defined]
@@ -271,3 +271,23 @@ def test_rewrite_after_a_delete_leaves_no_deleted_row_in_the_table_files(
         assert stores.log.count("ana") == 30 and stores.archive.count("ana") == 30
         assert [i for i, _ in stores.lexical.search("ana", "ana key 7", 1).own] == ["ana:7"]
 
+
+
+def test_a_version_1_database_migrates_to_the_lexicon_scratchpads_and_the_knowledge_base(
+        pg_cluster: PostgresCluster, schema: str) -> None:
+    """A database made by the first schema (tsvector lexemes, user-less scratchpad, no
+    knowledge base) gets the postings and the new tables on its next start, keeps its
+    records and finds them in lexical search."""
+    from memfold.stores.postgres import MIGRATIONS
+
+    with psycopg.connect(pg_cluster.conninfo(schema), autocommit=True) as conn:
+        conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                     "applied_at TIMESTAMPTZ NOT NULL)")
+        conn.execute(MIGRATIONS[1])
+        conn.execute("INSERT INTO schema_migrations VALUES (1, now())")
+        conn.execute("INSERT INTO messages (user_id, msg_id, session_id, speaker, role, ts, text, meta) "
+                     "VALUES ('ana', 'm1', 's', 'Ana', 'user', now(), 'kept', '{}')")
+    with _open(pg_cluster, schema) as stores:
+        assert stores.db.schema_version() == SCHEMA_VERSION  # type: ignore[attr-defined]
+        assert [m.text for m in stores.log.list("ana")] == ["kept"]
+        assert stores.scratchpad.tasks() == [] and stores.knowledge.documents() == []

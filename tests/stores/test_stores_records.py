@@ -1,9 +1,11 @@
-"""Contracts of the event log, document store, archive log, fold store and scratchpad."""
+"""Contracts of the event log, document store, archive log, fold store, scratchpad and
+knowledge store."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from stores_helpers import T0, at, chunk, event, item
+from stores_helpers import T0, at, chunk, event, item, kb_doc, scratch
 
 from memfold.errors import InvalidInputError
 from memfold.models import Episode, FoldState, Note, SemanticMemory
@@ -164,21 +166,89 @@ def test_fold_state_round_trip_and_overwrite(stores: Stores) -> None:
 # -- scratchpad -----------------------------------------------------------------------------
 
 
-def test_scratchpad_is_per_task_and_clears(stores: Stores) -> None:
-    stores.scratchpad.put("t1", "plan", ["step 1", "step 2"])
-    stores.scratchpad.put("t1", "result", {"rows": 3})
-    stores.scratchpad.put("t1", "plan", ["step 1 done"])
-    stores.scratchpad.put("t2", "note", "other task")
-    assert stores.scratchpad.get("t1") == {"plan": ["step 1 done"], "result": {"rows": 3}}
-    assert list(stores.scratchpad.tasks()) == ["t1", "t2"]
-    stores.scratchpad.clear("t1")
-    assert stores.scratchpad.get("t1") == {} and list(stores.scratchpad.tasks()) == ["t2"]
+def test_scratchpad_is_per_user_and_task_and_clears(stores: Stores) -> None:
+    stores.scratchpad.put(scratch("t1", "plan", ["step 1", "step 2"], kind="plan"))
+    stores.scratchpad.put(scratch("t1", "result", {"rows": 3}, minutes=1, kind="result"))
+    stores.scratchpad.put(scratch("t1", "plan", ["step 1 done"], minutes=2, kind="plan"))
+    stores.scratchpad.put(scratch("t2", "note", "other task"))
+    stores.scratchpad.put(scratch("t1", "note", "bob's own t1", user="bob"))
+    items = stores.scratchpad.items("ana", "t1")
+    assert [(i.key, i.value) for i in items] == [("plan", ["step 1 done"]), ("result", {"rows": 3})]
+    assert items[0].written_at == at(minutes=2) and items[0].kind == "plan"
+    assert [(t.user_id, t.task_id, t.items) for t in stores.scratchpad.tasks()] == [
+        ("ana", "t1", 2), ("ana", "t2", 1), ("bob", "t1", 1)]
+    assert stores.scratchpad.clear("ana", "t1") == 2
+    assert stores.scratchpad.items("ana", "t1") == []
+    assert [t.task_id for t in stores.scratchpad.tasks("ana")] == ["t2"]
+    assert [i.value for i in stores.scratchpad.items("bob", "t1")] == ["bob's own t1"]
+
+
+def test_scratchpad_expires_idle_tasks_and_erases_a_user(stores: Stores) -> None:
+    stores.scratchpad.put(scratch("old", "k", 1, minutes=0))
+    stores.scratchpad.put(scratch("live", "k", 1, minutes=0))
+    stores.scratchpad.put(scratch("live", "k2", 2, minutes=30))
+    stores.scratchpad.put(scratch("t", "k", 3, user="bob", minutes=5))
+    expired = stores.scratchpad.expire(at(minutes=10))
+    assert [(t.user_id, t.task_id) for t in expired] == [("ana", "old"), ("bob", "t")]
+    assert [t.task_id for t in stores.scratchpad.tasks()] == ["live"]
+    assert stores.scratchpad.delete_user("ana") == 2 and stores.scratchpad.tasks() == []
 
 
 def test_scratchpad_refuses_values_that_are_not_json(stores: Stores) -> None:
     with pytest.raises(InvalidInputError):
-        stores.scratchpad.put("t1", "bad", object())
-    assert stores.scratchpad.get("t1") == {}
+        stores.scratchpad.put(scratch("t1", "bad", object()))
+    assert stores.scratchpad.items("ana", "t1") == []
+
+
+# -- knowledge base ---------------------------------------------------------------------------
+
+
+def _unit(n: int, dim: int = 4) -> np.ndarray:
+    return np.eye(dim, dtype=np.float32)[:n]
+
+
+def test_knowledge_documents_round_trip_with_vectors(stores: Stores) -> None:
+    doc, chunks = kb_doc("guide", "install it", "configure it")
+    other, other_chunks = kb_doc("faq", "ask", namespace="support")
+    assert stores.knowledge.replace(doc, chunks, _unit(2)) == 0
+    stores.knowledge.replace(other, other_chunks, _unit(1))
+    assert stores.knowledge.document("manual", "guide") == doc
+    assert stores.knowledge.documents() == [doc, other]
+    assert stores.knowledge.documents("support") == [other]
+    assert stores.knowledge.chunks("manual") == chunks
+    found, vectors = stores.knowledge.vectors("manual")
+    assert found == chunks and np.array_equal(vectors, _unit(2))
+    assert stores.knowledge.vectors("nothing")[0] == []
+
+
+def test_a_new_version_replaces_every_chunk_and_vector(stores: Stores) -> None:
+    stores.knowledge.replace(*kb_doc("guide", "old one", "old two", "old three"), _unit(3))
+    doc, chunks = kb_doc("guide", "new one", version=2)
+    assert stores.knowledge.replace(doc, chunks, _unit(1)) == 3
+    found, vectors = stores.knowledge.vectors("manual")
+    assert [c.text for c in found] == ["new one"] and vectors.shape == (1, 4)
+    assert stores.knowledge.document("manual", "guide").version == 2  # type: ignore[union-attr]
+
+
+def test_a_failed_replacement_keeps_the_old_version(stores: Stores) -> None:
+    stores.knowledge.replace(*kb_doc("guide", "old one"), _unit(1))
+    doc, chunks = kb_doc("guide", "new one", "new two", version=2)
+    with pytest.raises(InvalidInputError):
+        stores.knowledge.replace(doc, chunks, _unit(1))  # one vector for two chunks
+    assert [c.text for c in stores.knowledge.chunks("manual")] == ["old one"]
+    assert stores.knowledge.document("manual", "guide").version == 1  # type: ignore[union-attr]
+
+
+def test_removing_a_document_or_a_namespace_removes_its_rows(stores: Stores) -> None:
+    stores.knowledge.replace(*kb_doc("guide", "a", "b"), _unit(2))
+    stores.knowledge.replace(*kb_doc("faq", "c"), _unit(1))
+    stores.knowledge.replace(*kb_doc("faq", "d", namespace="support"), _unit(1))
+    assert stores.knowledge.remove("manual", "guide") == (["guide"], 2)
+    assert [c.doc_id for c in stores.knowledge.chunks("manual")] == ["faq"]
+    assert stores.knowledge.remove("manual") == (["faq"], 1)
+    assert stores.knowledge.documents("manual") == [] and stores.knowledge.vectors("manual")[0] == []
+    assert [d.namespace for d in stores.knowledge.documents()] == ["support"]
+    assert stores.knowledge.remove("manual") == ([], 0)
 
 
 def test_archive_id_of_another_user_is_refused(stores: Stores) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from stores_helpers import event, fact, item, message
+from stores_helpers import event, fact, item, message, scratch
 
 from memfold.errors import DuplicateMessageError, MemfoldError, StoreClosedError
 from memfold.stores import Stores
@@ -23,13 +23,13 @@ def test_rollback_leaves_nothing_partial(stores: Stores) -> None:
         stores.profile.upsert(fact("city", "Boston", "m1"))
         stores.events.append([event("e1", sources=("m1",))])
         stores.archive.add([item("a1", sources=("m1",))])
-        stores.scratchpad.put("t", "k", 1)
+        stores.scratchpad.put(scratch("t", "k", 1))
         raise Boom
     assert stores.log.exists("ana", ["m0", "m1"]) == {"m0"}
     assert stores.profile.get("ana", "user", "city").value == "Austin"  # type: ignore[union-attr]
     assert len(stores.profile.history("ana")) == 1
     assert stores.events.count() == 0 and stores.archive.count() == 0
-    assert stores.scratchpad.get("t") == {}
+    assert stores.scratchpad.items("ana", "t") == []
 
 
 def test_nested_blocks_join_the_outer_transaction(stores: Stores) -> None:

@@ -29,6 +29,7 @@ from memfold.errors import (
     InvalidInputError,
     InvalidMessageError,
     MemfoldError,
+    PermissionDeniedError,
     RateLimitedError,
     ServerUnavailableError,
 )
@@ -40,13 +41,19 @@ from memfold.models import (
     FoldState,
     ForgetReport,
     IngestReport,
+    KnowledgeDoc,
+    KnowledgeReport,
     ProfileChange,
     ProfileFact,
     RecallItem,
     RecallResult,
     Rejection,
     RouteDecision,
+    ScratchItem,
     SemanticMemory,
+    TaskEnd,
+    TaskInfo,
+    TaskState,
 )
 from memfold.service.auth import ApiKey, KeyRing
 from memfold.service.errors import error_body, status_of
@@ -56,6 +63,8 @@ T = TypeVar("T")
 MAX_BATCH = 5000  # messages per batch request; a larger import belongs in `memfold ingest`
 Query_ = Field(min_length=1, max_length=20_000, description="The question or search text.")
 UserField = Field(min_length=1, max_length=256, description="The user whose memory is read or written.")
+TaskField = Field(min_length=1, max_length=256, description="The task whose scratchpad is read or written.")
+NamespaceField = Field(min_length=1, max_length=256, description="A knowledge-base namespace.")
 
 
 class _Body(BaseModel):
@@ -74,6 +83,8 @@ class ContextBody(_Body):
     query: str = Query_
     budget_tokens: int = Field(2000, ge=1, le=200_000, description="Token budget of the prompt.")
     now: AwareDatetime | None = None
+    task_id: str | None = Field(None, min_length=1, max_length=256,
+                                description="Include this task's scratchpad.")
 
 
 class SearchBody(_Body):
@@ -104,6 +115,8 @@ User = Annotated[str, Query(min_length=1, max_length=256, description="The user 
 Subject = Annotated[str | None, Query(max_length=256, description="Whose facts (default: all).")]
 FactKey = Annotated[str, Query(alias="key", min_length=1, max_length=256,
                                description="Profile key, e.g. diet.")]
+TaskId = Annotated[str, Query(min_length=1, max_length=256, description="The task id.")]
+Namespace = Annotated[str, Query(min_length=1, max_length=256, description="A knowledge-base namespace.")]
 
 
 def create_app(memory: MemoryAPI, *, keys: KeyRing | None = None, rate: float = 0.0,
@@ -117,6 +130,8 @@ def create_app(memory: MemoryAPI, *, keys: KeyRing | None = None, rate: float = 
     _add_write_routes(app, service)
     _add_read_routes(app, service)
     _add_profile_routes(app, service)
+    _add_task_routes(app, service)
+    _add_knowledge_routes(app, service)
     app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
     app.state.service = service
     return app
@@ -337,7 +352,8 @@ def _add_read_routes(app: FastAPI, service: _Service) -> None:
               summary="The prompt an agent receives, within a token budget (context)")
     def context(body: ContextBody, key: ApiKey = caller) -> Context:
         require(key, body.user_id)
-        return memory.context(body.query, body.user_id, budget_tokens=body.budget_tokens, now=body.now)
+        return memory.context(body.query, body.user_id, budget_tokens=body.budget_tokens, now=body.now,
+                              task_id=body.task_id)
 
     @app.post("/v1/search", response_model=list[RecallItem], tags=["read"],
               summary="Raw vector-archive search, for debugging (search)")
@@ -389,6 +405,8 @@ def _add_listing_routes(app: FastAPI, service: _Service) -> None:
                user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None) -> StreamingResponse:
         if user_id is not None:
             service.keys.require(key, user_id)
+        if user_id is None and key.users is None:  # the whole store: the knowledge base too
+            return StreamingResponse(_ndjson([memory.export()]), media_type="application/x-ndjson")
         chosen = [user_id] if user_id is not None else [u for u in memory.users() if key.allows(u)]
         # started here, not in the stream: a bad user id is a 422 before the 200 is sent
         exports = [memory.export(u) for u in chosen]
@@ -442,3 +460,118 @@ def _add_profile_routes(app: FastAPI, service: _Service) -> None:
                     reason: Annotated[str, Query(max_length=2_000)] = "deleted by the user") -> ProfileChange | None:
         require(key, user_id)
         return service.write(lambda: memory.delete_fact(user_id, fact_key, subject=subject, reason=reason))
+
+
+class TaskItemBody(_Body):
+    user_id: str = UserField
+    task_id: str = TaskField
+    key: str = Field(min_length=1, max_length=256, description="The item's key in the task.")
+    value: Any = Field(description="Any JSON value: an intermediate result, a tool call, a plan.")
+    kind: str = Field("note", max_length=32, description="note, result, tool_call or plan.")
+
+
+class PromoteBody(_Body):
+    user_id: str = UserField
+    task_id: str = TaskField
+    key: str = Field(min_length=1, max_length=256)
+    role: str = Field("tool", max_length=32, description="Role of the message it becomes.")
+    msg_id: str | None = Field(None, min_length=1, max_length=256)
+
+
+class ExpireBody(_Body):
+    now: AwareDatetime | None = None
+
+
+class KnowledgeBody(_Body):
+    namespace: str = NamespaceField
+    documents: list[dict[str, Any]] = Field(max_length=MAX_BATCH,
+                                            description="{doc_id, text, title?} objects.")
+
+
+class KnowledgeSearchBody(_Body):
+    namespace: str = NamespaceField
+    query: str = Query_
+    k: int = Field(10, ge=1, le=200)
+
+
+def _require_all_users(key: ApiKey) -> None:
+    """The knowledge base belongs to no user: only a key scoped to every user ("*") manages
+    it (users read their granted namespaces through recall and context)."""
+    if key.users is not None:
+        raise PermissionDeniedError(f"API key {key.name!r} is scoped to some users; the knowledge "
+                                    "base and task expiry need a key for every user (\"*\")")
+
+
+def _add_task_routes(app: FastAPI, service: _Service) -> None:
+    caller = _caller_dependency(service)
+    memory = service.memory
+    require = service.keys.require
+
+    @app.put("/v1/tasks/items", response_model=ScratchItem, tags=["tasks"],
+             summary="Write one scratchpad item of a task (task_write)")
+    def task_write(body: TaskItemBody, key: ApiKey = caller) -> ScratchItem:
+        require(key, body.user_id)
+        return service.write(lambda: memory.task_write(body.user_id, body.task_id, body.key,
+                                                       body.value, kind=body.kind))
+
+    @app.get("/v1/tasks/items", response_model=TaskState, tags=["tasks"],
+             summary="A task's scratchpad, in write order (task_read)")
+    def task_read(user_id: User, task_id: TaskId, key: ApiKey = caller) -> TaskState:
+        require(key, user_id)
+        return memory.task_read(user_id, task_id)
+
+    @app.get("/v1/tasks", response_model=list[TaskInfo], tags=["tasks"],
+             summary="The user's open tasks (tasks)")
+    def tasks(user_id: User, key: ApiKey = caller) -> list[TaskInfo]:
+        require(key, user_id)
+        return memory.tasks(user_id)
+
+    @app.delete("/v1/tasks", response_model=TaskEnd, tags=["tasks"],
+                summary="End a task: its scratchpad is deleted (end_task)")
+    def end_task(user_id: User, task_id: TaskId, key: ApiKey = caller) -> TaskEnd:
+        require(key, user_id)
+        return service.write(lambda: memory.end_task(user_id, task_id))
+
+    @app.post("/v1/tasks/promote", response_model=RouteDecision, tags=["tasks"],
+              summary="Keep one scratchpad item as a message with its provenance (promote)")
+    def promote(body: PromoteBody, key: ApiKey = caller) -> RouteDecision:
+        require(key, body.user_id)
+        return service.write(lambda: memory.promote(body.user_id, body.task_id, body.key,
+                                                    role=body.role, msg_id=body.msg_id))
+
+    @app.post("/v1/tasks/expire", response_model=list[TaskInfo], tags=["tasks"],
+              summary="Burn every task idle past the task TTL (expire_tasks)")
+    def expire_tasks(body: ExpireBody, key: ApiKey = caller) -> list[TaskInfo]:
+        _require_all_users(key)
+        return service.write(lambda: memory.expire_tasks(now=body.now))
+
+
+def _add_knowledge_routes(app: FastAPI, service: _Service) -> None:
+    caller = _caller_dependency(service)
+    memory = service.memory
+
+    @app.post("/v1/knowledge", response_model=KnowledgeReport, tags=["knowledge"],
+              summary="Add or replace documents of a namespace (add_knowledge)")
+    def add_knowledge(body: KnowledgeBody, key: ApiKey = caller) -> KnowledgeReport:
+        _require_all_users(key)
+        return service.write(lambda: memory.add_knowledge(body.namespace, body.documents))
+
+    @app.delete("/v1/knowledge", response_model=KnowledgeReport, tags=["knowledge"],
+                summary="Remove a document, or a whole namespace (remove_knowledge)")
+    def remove_knowledge(namespace: Namespace, key: ApiKey = caller,
+                         doc_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None) -> KnowledgeReport:
+        _require_all_users(key)
+        return service.write(lambda: memory.remove_knowledge(namespace, doc_id))
+
+    @app.get("/v1/knowledge", response_model=list[KnowledgeDoc], tags=["knowledge"],
+             summary="Documents and versions of a namespace, or of all (knowledge)")
+    def knowledge(key: ApiKey = caller,
+                  namespace: Annotated[str | None, Query(min_length=1, max_length=256)] = None) -> list[KnowledgeDoc]:
+        _require_all_users(key)
+        return memory.knowledge(namespace)
+
+    @app.post("/v1/knowledge/search", response_model=list[RecallItem], tags=["knowledge"],
+              summary="The best chunks of one namespace for a query (search_knowledge)")
+    def search_knowledge(body: KnowledgeSearchBody, key: ApiKey = caller) -> list[RecallItem]:
+        _require_all_users(key)
+        return memory.search_knowledge(body.query, body.namespace, k=body.k)

@@ -27,6 +27,7 @@ from memfold.stores.base import (
     DocumentStore,
     EventLog,
     FoldStore,
+    KnowledgeStore,
     ProfileStore,
     Scratchpad,
     VectorIndex,
@@ -53,6 +54,7 @@ class Stores:
     index: VectorIndex
     folds: FoldStore
     scratchpad: Scratchpad
+    knowledge: KnowledgeStore
     lock: WriterLock | None = None
     directory: Path | None = None
     read_only: bool = False
@@ -67,7 +69,8 @@ class Stores:
         return cls(db=db, log=m.InMemoryConversationLog(db), profile=m.InMemoryProfileStore(db),
                    events=m.InMemoryEventLog(db), documents=m.InMemoryDocumentStore(db),
                    archive=m.InMemoryArchiveLog(db), index=m.InMemoryVectorIndex(),
-                   folds=m.InMemoryFoldStore(db), scratchpad=m.InMemoryScratchpad(db))
+                   folds=m.InMemoryFoldStore(db), scratchpad=m.InMemoryScratchpad(db),
+                   knowledge=m.InMemoryKnowledgeStore(db))
 
     def close(self) -> None:
         """Close the database and index, then release the writer lock (idempotent)."""
@@ -94,7 +97,8 @@ def duckdb_stores(db: DuckDBDatabase, index: VectorIndex, **extra: object) -> St
     return Stores(db=db, log=d.DuckDBConversationLog(db), profile=d.DuckDBProfileStore(db),
                   events=d.DuckDBEventLog(db), documents=d.DuckDBDocumentStore(db),
                   archive=d.DuckDBArchiveLog(db), index=index, folds=d.DuckDBFoldStore(db),
-                  scratchpad=d.DuckDBScratchpad(db), **extra)  # type: ignore[arg-type]
+                  scratchpad=d.DuckDBScratchpad(db), knowledge=d.DuckDBKnowledgeStore(db),
+                  **extra)  # type: ignore[arg-type]
 
 
 def open_stores(directory: str | Path, *, read_only: bool = False,

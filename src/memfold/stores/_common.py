@@ -118,15 +118,19 @@ def fsync_path(path: Any) -> None:
         os.close(fd)
 
 
-def embedding_matrix(items: Sequence[ArchiveItem], embeddings: Any) -> Any:
-    """``embeddings`` as a float32 matrix with one row per item, or InvalidInputError."""
+def float_matrix(values: Any, rows: int, what: str = "embeddings") -> Any:
+    """``values`` as a float32 matrix of ``rows`` rows, or InvalidInputError."""
     import numpy as np
 
-    matrix = np.asarray(embeddings, dtype=np.float32)
-    if matrix.ndim != 2 or matrix.shape[0] != len(items):
-        raise InvalidInputError(
-            f"expected {len(items)} embeddings as a 2-d array, got shape {matrix.shape}")
+    matrix = np.asarray(values, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != rows:
+        raise InvalidInputError(f"expected {rows} {what} as a 2-d array, got shape {matrix.shape}")
     return matrix
+
+
+def embedding_matrix(items: Sequence[ArchiveItem], embeddings: Any) -> Any:
+    """``embeddings`` as a float32 matrix with one row per item, or InvalidInputError."""
+    return float_matrix(embeddings, len(items))
 
 
 def rows_by_user(items: Sequence[ArchiveItem]) -> dict[str, list[int]]:
@@ -135,3 +139,47 @@ def rows_by_user(items: Sequence[ArchiveItem]) -> dict[str, list[int]]:
     for position, item in enumerate(items):
         rows.setdefault(item.user_id, []).append(position)
     return rows
+
+
+# -- scratchpad and knowledge base ---------------------------------------------------------------
+
+
+def scratch_value(item: Any) -> str:
+    """The item's value as the JSON text every store keeps (so all return equal copies)."""
+    return to_json(item.value, f"scratchpad value {item.task_id}/{item.key}")
+
+
+def task_infos(items: Iterable[Any]) -> list[Any]:
+    """TaskInfo rows of scratchpad items (the in-memory store's GROUP BY)."""
+    from memfold.models import TaskInfo
+
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for item in items:
+        groups.setdefault((item.user_id, item.task_id), []).append(item)
+    return [TaskInfo(user_id=u, task_id=t, items=len(group),
+                     started_at=min(i.written_at for i in group),
+                     last_write=max(i.written_at for i in group))
+            for (u, t), group in sorted(groups.items())]
+
+
+def vector_blobs(vectors: Any, expected: int) -> list[bytes]:
+    """One float32 byte string per row: how the SQL stores keep knowledge-base vectors."""
+    return [row.tobytes() for row in float_matrix(vectors, expected, "vectors")]
+
+
+def vectors_of(blobs: Sequence[bytes | memoryview]) -> Any:
+    """The matrix back from ``vector_blobs`` (an empty namespace gives shape (0, 0))."""
+    import numpy as np
+
+    if not blobs:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([np.frombuffer(bytes(b), dtype=np.float32) for b in blobs])
+
+
+def expire_stale(scratchpad: Any, before: datetime) -> list[Any]:
+    """Delete every task whose last write is before ``before`` (one transaction); returns them."""
+    with scratchpad.db.transaction():
+        stale = [t for t in scratchpad.tasks() if t.last_write < before]
+        for task in stale:
+            scratchpad.clear(task.user_id, task.task_id)
+    return stale

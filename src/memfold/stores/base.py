@@ -14,10 +14,10 @@ committed or none is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from memfold.models import (
     ArchiveItem,
@@ -26,7 +26,11 @@ from memfold.models import (
     FoldState,
     Message,
     ProfileChange,
+    KnowledgeChunk,
+    KnowledgeDoc,
     ProfileFact,
+    ScratchItem,
+    TaskInfo,
 )
 
 if TYPE_CHECKING:  # annotations only: a store opened for `memfold stats` never loads numpy
@@ -236,12 +240,61 @@ class FoldStore(Protocol):
 
 @runtime_checkable
 class Scratchpad(Protocol):
-    """Per-task working notes; cleared when the task ends (never survives across tasks)."""
+    """Per-task working notes of one user's task ("burn after reading").
 
-    def put(self, task_id: str, key: str, value: Any) -> None: ...
+    Keyed by (user_id, task_id, key); an overwrite keeps the item's place in write order.
+    Nothing here is ever copied into another store: ``clear`` at the end of the task,
+    ``expire`` for tasks left open and ``delete_user`` remove every row."""
 
-    def get(self, task_id: str) -> dict[str, Any]: ...
+    def put(self, item: ScratchItem) -> None:
+        """Add or overwrite; a value that is not JSON raises InvalidInputError."""
+        ...
 
-    def clear(self, task_id: str) -> None: ...
+    def items(self, user_id: str, task_id: str) -> list[ScratchItem]: ...
 
-    def tasks(self) -> Iterator[str]: ...
+    def tasks(self, user_id: str | None = None) -> list[TaskInfo]:
+        """Open tasks (of one user, or of all), ordered by (user_id, task_id)."""
+        ...
+
+    def clear(self, user_id: str, task_id: str) -> int: ...
+
+    def expire(self, before: datetime) -> list[TaskInfo]:
+        """Delete every task whose last write is before ``before``; returns them."""
+        ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+
+@runtime_checkable
+class KnowledgeStore(Protocol):
+    """Knowledge-base namespaces: documents that belong to no user, with their chunks and
+    the chunks' vectors, all in the system of record. Keeping the vectors next to the rows
+    makes a version's replacement one transaction: no derived index can serve an old one.
+
+    No method takes a user id: which namespaces a user reads is the deployment's grant,
+    decided above the stores."""
+
+    def replace(self, doc: KnowledgeDoc, chunks: Sequence[KnowledgeChunk],
+                vectors: np.ndarray) -> int:
+        """Store ``doc`` and its chunks (one vector row each), dropping any other version of
+        it, in one transaction; returns the number of chunks dropped."""
+        ...
+
+    def document(self, namespace: str, doc_id: str) -> KnowledgeDoc | None: ...
+
+    def documents(self, namespace: str | None = None) -> list[KnowledgeDoc]:
+        """Ordered by (namespace, doc_id)."""
+        ...
+
+    def chunks(self, namespace: str, doc_id: str | None = None) -> list[KnowledgeChunk]:
+        """Ordered by (doc_id, index)."""
+        ...
+
+    def vectors(self, namespace: str) -> tuple[list[KnowledgeChunk], np.ndarray]:
+        """Every chunk of the namespace and its vector (row i belongs to chunk i)."""
+        ...
+
+    def remove(self, namespace: str, doc_id: str | None = None) -> tuple[list[str], int]:
+        """Delete one document (or the whole namespace) and every chunk and vector of it;
+        returns the removed doc ids and the number of chunks."""
+        ...

@@ -1,5 +1,5 @@
 """DuckDB: the system of record (messages, profile + changelog, events, documents,
-archive rows, fold state, scratchpad) in one file.
+archive rows, fold state, task scratchpads, knowledge-base namespaces) in one file.
 
 One :class:`DuckDBDatabase` owns ONE connection; every statement runs under its
 re-entrant lock, so many threads can share one store. ``transaction()`` is
@@ -45,7 +45,10 @@ from memfold.models import (
     FoldState,
     Message,
     ProfileChange,
+    KnowledgeChunk,
+    KnowledgeDoc,
     ProfileFact,
+    ScratchItem,
 )
 from memfold.stores._common import (
     fsync_path,
@@ -55,8 +58,10 @@ from memfold.stores._common import (
     plan_upsert,
     refuse_foreign_ids,
     require_evidence,
-    to_json,
+    scratch_value,
+    vector_blobs,
 )
+from memfold.stores._sql_layers import SqlKnowledgeReads, SqlScratchpadReads
 
 SCHEMA_VERSION = 1
 _SESSION_TIMEZONE = "SET TimeZone = 'UTC'"
@@ -98,13 +103,24 @@ CREATE TABLE IF NOT EXISTS archive (
     flags VARCHAR[] NOT NULL, indexed BOOLEAN NOT NULL DEFAULT false);
 CREATE TABLE IF NOT EXISTS fold_state (
     user_id VARCHAR PRIMARY KEY, state JSON NOT NULL, updated_at TIMESTAMPTZ NOT NULL);
-CREATE TABLE IF NOT EXISTS scratchpad (
-    task_id VARCHAR NOT NULL, key VARCHAR NOT NULL, seq BIGINT NOT NULL, value JSON NOT NULL,
-    PRIMARY KEY (task_id, key));
+CREATE TABLE IF NOT EXISTS task_items (
+    user_id VARCHAR NOT NULL, task_id VARCHAR NOT NULL, key VARCHAR NOT NULL, seq BIGINT NOT NULL,
+    kind VARCHAR NOT NULL, value JSON NOT NULL, written_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (user_id, task_id, key));
+CREATE TABLE IF NOT EXISTS kb_documents (
+    namespace VARCHAR NOT NULL, doc_id VARCHAR NOT NULL, version INTEGER NOT NULL,
+    digest VARCHAR NOT NULL, title VARCHAR NOT NULL, chunks INTEGER NOT NULL,
+    added_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (namespace, doc_id));
+CREATE TABLE IF NOT EXISTS kb_chunks (
+    namespace VARCHAR NOT NULL, doc_id VARCHAR NOT NULL, version INTEGER NOT NULL,
+    idx INTEGER NOT NULL, text VARCHAR NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (namespace, doc_id, idx));
 """
 
-_USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state")
-_SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "scratchpad")
+_USER_TABLES = ("messages", "profile", "events", "documents", "archive", "fold_state",
+                "task_items")
+_LAYER_TABLES = ("task_items", "kb_documents", "kb_chunks")
+_SEQ_TABLES = ("messages", "profile_changes", "events", "archive", "task_items")
 _LOCK_PID = re.compile(r"PID (\d+)")
 # "col IN (list parameter)": a hash join, 4x faster than list_contains for 5,000 ids
 _IN = "IN (SELECT unnest(?::VARCHAR[]))"
@@ -179,6 +195,14 @@ class DuckDBDatabase:
         if not read_only:
             self._create_schema()
         self._check_schema()
+        self.missing_tables = self._missing_tables()
+
+    def _missing_tables(self) -> frozenset[str]:
+        """Tables a store written by an earlier memfold lacks (the task scratchpad and the
+        knowledge base came later). A writer creates them; a reader, which cannot, reads
+        them as empty instead of failing."""
+        found = {r[0] for r in self.fetchall("SELECT table_name FROM duckdb_tables()")}
+        return frozenset(set(_LAYER_TABLES) - found)
 
     @property
     def in_memory(self) -> bool:
@@ -370,7 +394,8 @@ class DuckDBDatabase:
         self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
 
     def users(self) -> list[str]:
-        union = " UNION ".join(f"SELECT DISTINCT user_id FROM {t}" for t in _USER_TABLES)
+        tables = [t for t in _USER_TABLES if t not in self.missing_tables]
+        union = " UNION ".join(f"SELECT DISTINCT user_id FROM {t}" for t in tables)
         return [row[0] for row in self.fetchall(f"SELECT user_id FROM ({union}) ORDER BY 1")]
 
     def checkpoint(self) -> None:
@@ -1027,28 +1052,34 @@ class DuckDBFoldStore:
         return _delete_user(self.db, "fold_state", user_id)
 
 
-class DuckDBScratchpad:
-    """Per-task JSON notes, kept in insertion order."""
+class DuckDBScratchpad(SqlScratchpadReads):
+    """Task notes keyed by (user_id, task_id, key), as JSON text, in write order."""
 
-    def __init__(self, db: DuckDBDatabase) -> None:
-        self.db = db
-
-    def put(self, task_id: str, key: str, value: Any) -> None:
-        encoded = to_json(value, f"scratchpad value {task_id}/{key}")
+    def put(self, item: ScratchItem) -> None:
+        encoded = scratch_value(item)
         with self.db.transaction():
             self.db.execute(
-                "INSERT INTO scratchpad (task_id, key, seq, value) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (task_id, key) DO UPDATE SET value = excluded.value",
-                [task_id, key, self.db.next_seq("scratchpad"), encoded])
+                "INSERT INTO task_items (user_id, task_id, key, seq, kind, value, written_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, task_id, key) DO UPDATE SET "
+                "kind = excluded.kind, value = excluded.value, written_at = excluded.written_at",
+                [item.user_id, item.task_id, item.key, self.db.next_seq("task_items"), item.kind,
+                 encoded, item.written_at])
 
-    def get(self, task_id: str) -> dict[str, Any]:
-        rows = self.db.fetchall(
-            "SELECT key, value FROM scratchpad WHERE task_id = ? ORDER BY seq", [task_id])
-        return {key: json.loads(value) for key, value in rows}
 
-    def clear(self, task_id: str) -> None:
-        self.db.execute("DELETE FROM scratchpad WHERE task_id = ?", [task_id])
+_KB_CHUNK_TYPES = [("namespace", "VARCHAR"), ("doc_id", "VARCHAR"), ("version", "INTEGER"),
+                   ("idx", "INTEGER"), ("text", "VARCHAR"), ("vector", "BLOB")]
 
-    def tasks(self) -> Iterator[str]:
-        rows = self.db.fetchall("SELECT DISTINCT task_id FROM scratchpad ORDER BY 1")
-        return iter([r[0] for r in rows])
+
+class DuckDBKnowledgeStore(SqlKnowledgeReads):
+    """Knowledge-base documents and their chunks; each chunk row holds its vector (float32
+    bytes), so a version's rows and vectors are replaced in one transaction."""
+
+    def replace(self, doc: KnowledgeDoc, chunks: Sequence[KnowledgeChunk], vectors: Any) -> int:
+        blobs = vector_blobs(vectors, len(chunks))
+        with self.db.transaction():
+            dropped = self._drop(doc)
+            self._insert_doc(doc)
+            self.db.bulk_insert("kb_chunks", _KB_CHUNK_TYPES,
+                                [[c.namespace, c.doc_id, c.version, c.index, c.text, blob]
+                                 for c, blob in zip(chunks, blobs)])
+        return dropped

@@ -33,20 +33,27 @@ from memfold.models import (
     FoldState,
     Message,
     ProfileChange,
+    KnowledgeChunk,
+    KnowledgeDoc,
     ProfileFact,
+    ScratchItem,
+    TaskInfo,
 )
 from memfold.stores._common import (
     as_utc,
+    expire_stale,
     in_window,
     new_change,
     plan_upsert,
     overlaps,
     refuse_foreign_ids,
     require_evidence,
-    to_json,
+    scratch_value,
+    task_infos,
 )
 
-_TABLES = ("messages", "profile", "changes", "events", "documents", "archive", "folds", "scratch")
+_TABLES = ("messages", "profile", "changes", "events", "documents", "archive", "folds", "scratch",
+           "kb_docs", "kb_chunks")
 
 
 _MISSING = object()
@@ -154,7 +161,7 @@ class InMemoryDatabase:
     def users(self) -> list[str]:
         with self.lock:
             found: set[str] = set()
-            for name in ("messages", "profile", "events", "documents", "archive", "folds"):
+            for name in ("messages", "profile", "events", "documents", "archive", "folds", "scratch"):
                 for row in self.table(name).values():
                     found.add(_user_of(row))
             return sorted(found)
@@ -628,28 +635,89 @@ class InMemoryFoldStore:
 
 
 class InMemoryScratchpad:
-    """Per-task notes. Values go through JSON, as in DuckDB, so both return equal copies."""
+    """Task notes keyed by (user_id, task_id, key). Values go through JSON, as in DuckDB,
+    so both return equal copies; an overwrite keeps its place in write order."""
 
     def __init__(self, db: InMemoryDatabase) -> None:
         self.db = db
 
-    def put(self, task_id: str, key: str, value: Any) -> None:
-        encoded = to_json(value, f"scratchpad value {task_id}/{key}")
+    def put(self, item: ScratchItem) -> None:
+        stored = item.model_copy(update={"value": json.loads(scratch_value(item))})
         with self.db.transaction():
             rows = self.db.table("scratch")
-            seq = rows[(task_id, key)][0] if (task_id, key) in rows else self.db.next_seq()
-            rows[(task_id, key)] = (seq, encoded)
+            key = (item.user_id, item.task_id, item.key)
+            seq = rows[key][0] if key in rows else self.db.next_seq()
+            rows[key] = (seq, stored)
 
-    def get(self, task_id: str) -> dict[str, Any]:
+    def items(self, user_id: str, task_id: str) -> list[ScratchItem]:
         with self.db.lock:
-            rows = sorted((seq, k[1], v) for k, (seq, v) in self.db.table("scratch").items()
-                          if k[0] == task_id)
-        return {key: json.loads(value) for _, key, value in rows}
+            rows = sorted(((seq, item) for key, (seq, item) in self.db.table("scratch").items()
+                           if key[:2] == (user_id, task_id)), key=lambda r: r[0])
+        return [item for _, item in rows]
 
-    def clear(self, task_id: str) -> None:
-        _delete_where(self.db, "scratch", lambda k, r: k[0] == task_id)
-
-    def tasks(self) -> Iterator[str]:
+    def tasks(self, user_id: str | None = None) -> list[TaskInfo]:
         with self.db.lock:
-            found = sorted({k[0] for k in self.db.table("scratch")})
-        return iter(found)
+            rows = [item for _, item in self.db.table("scratch").values()
+                    if user_id is None or item.user_id == user_id]
+        return task_infos(rows)
+
+    def clear(self, user_id: str, task_id: str) -> int:
+        return _delete_where(self.db, "scratch", lambda k, r: k[:2] == (user_id, task_id))
+
+    def expire(self, before: datetime) -> list[TaskInfo]:
+        return expire_stale(self, before)
+
+    def delete_user(self, user_id: str) -> int:
+        return _delete_where(self.db, "scratch", lambda k, r: k[0] == user_id)
+
+
+class InMemoryKnowledgeStore:
+    """Namespaces' documents keyed by (namespace, doc_id); a document's chunks and their
+    vectors are one row, so replacing a version swaps them in one write."""
+
+    def __init__(self, db: InMemoryDatabase) -> None:
+        self.db = db
+
+    def replace(self, doc: KnowledgeDoc, chunks: Sequence[KnowledgeChunk], vectors: np.ndarray) -> int:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(chunks):
+            raise InvalidInputError(f"expected {len(chunks)} vectors as a 2-d array, got shape {matrix.shape}")
+        key = (doc.namespace, doc.doc_id)
+        with self.db.transaction():
+            old = self.db.table("kb_chunks").get(key)
+            self.db.table("kb_docs")[key] = doc
+            self.db.table("kb_chunks")[key] = (list(chunks), matrix.copy())
+        return 0 if old is None else len(old[0])
+
+    def document(self, namespace: str, doc_id: str) -> KnowledgeDoc | None:
+        with self.db.lock:
+            return self.db.table("kb_docs").get((namespace, doc_id))
+
+    def documents(self, namespace: str | None = None) -> list[KnowledgeDoc]:
+        with self.db.lock:
+            docs = self.db.table("kb_docs")
+            return [docs[k] for k in sorted(docs) if namespace is None or k[0] == namespace]
+
+    def chunks(self, namespace: str, doc_id: str | None = None) -> list[KnowledgeChunk]:
+        with self.db.lock:
+            rows = self.db.table("kb_chunks")
+            return [c for k in sorted(rows) if k[0] == namespace and doc_id in (None, k[1])
+                    for c in rows[k][0]]
+
+    def vectors(self, namespace: str) -> tuple[list[KnowledgeChunk], np.ndarray]:
+        with self.db.lock:
+            rows = self.db.table("kb_chunks")
+            chosen = [rows[k] for k in sorted(rows) if k[0] == namespace]
+        chunks = [c for found, _ in chosen for c in found]
+        if not chunks:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return chunks, np.concatenate([m for _, m in chosen])
+
+    def remove(self, namespace: str, doc_id: str | None = None) -> tuple[list[str], int]:
+        with self.db.transaction():
+            docs, rows = self.db.table("kb_docs"), self.db.table("kb_chunks")
+            keys = [k for k in docs if k[0] == namespace and doc_id in (None, k[1])]
+            chunks = sum(len(rows.pop(k, ([], None))[0]) for k in keys)
+            for key in keys:
+                del docs[key]
+        return sorted(k[1] for k in keys), chunks
