@@ -15,13 +15,12 @@ Two held-out sets, both run by default, neither ever used to tune:
   older statement that answers the question (category ``non-update``: the answer's turn
   counts as "newest", the later look-alike as "replaced"); ``results/knowledge_updates_heldout2.json``.
 
- Each conversation is ingested into a fresh store through the
-public facade (real DuckDB file, Chroma directory and the configured MiniLM embedder, the
+Each conversation is ingested into a fresh store through the public facade (real DuckDB file, Chroma directory and the configured MiniLM embedder, the
 offline router) and the baselines (BM25, dense, hybrid, recency) on the raw turns, by the
 same runner as `memfold bench`. Reported per system: the newest value's turn in the prompt
 at 1,000 tokens, and ranked above every turn whose value it replaced. For the cases that
 name a profile key, memfold's profile must hold the new value with the changelog keeping
-the old one. Writes benchmarks/results/knowledge_updates.json.
+the old one.
 
 Caveat: these are short synthetic-style turns written by us, not real transcripts; the
 LongMemEval knowledge-update questions (`memfold bench longmemeval`) are the realistic check.
@@ -127,6 +126,7 @@ def main() -> None:
     parser.add_argument("--out-dir", type=Path, default=HERE / "results")
     args = parser.parse_args()
     settings = default_memfold_settings()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
     for data in args.data:
         run_set(data, args.out_dir / SETS.get(data.name, f"{data.stem}.json"), settings)
 
