@@ -1,16 +1,26 @@
 """Knowledge updates on a held-out set: the newest value wins in recall, context and profile.
 
-    .venv/bin/python benchmarks/knowledge_updates.py [--data benchmarks/data/knowledge_updates_heldout.jsonl]
+    .venv/bin/python benchmarks/knowledge_updates.py [--data FILE ...]
 
-The set (20 short conversations, each with an old value, distractors and a later value that
-replaces it) was written on 2026-12-01 before any of the knowledge-update code was tuned,
-and is never used to tune it. Each conversation is ingested into a fresh store through the
-public facade (real DuckDB file, Chroma directory and the configured MiniLM embedder, the
+Two held-out sets, both run by default, neither ever used to tune:
+
+* ``knowledge_updates_heldout.jsonl``: 20 short conversations, each with an old value,
+  distractors and a later value that replaces it (written 2026-12-01, before any of the
+  knowledge-update code was tuned); results in ``results/knowledge_updates.json``;
+* ``knowledge_updates_heldout2.jsonl``: 35 longer assistant-style conversations (user turns
+  and assistant replies that echo the old value; written 2026-12-01 before tuning the
+  supersession links): 27 updates phrased with few of the question's words (amounts,
+  places, people, dates changing) and 8 non-updates, where a later statement on a nearby
+  topic (a sibling's city, a son's allergy, a half-marathon time) must *not* rank above the
+  older statement that answers the question (category ``non-update``: the answer's turn
+  counts as "newest", the later look-alike as "replaced"); ``results/knowledge_updates_heldout2.json``.
+
+Each conversation is ingested into a fresh store through the public facade (real DuckDB file, Chroma directory and the configured MiniLM embedder, the
 offline router) and the baselines (BM25, dense, hybrid, recency) on the raw turns, by the
 same runner as `memfold bench`. Reported per system: the newest value's turn in the prompt
 at 1,000 tokens, and ranked above every turn whose value it replaced. For the cases that
 name a profile key, memfold's profile must hold the new value with the changelog keeping
-the old one. Writes benchmarks/results/knowledge_updates.json.
+the old one.
 
 Caveat: these are short synthetic-style turns written by us, not real transcripts; the
 LongMemEval knowledge-update questions (`memfold bench longmemeval`) are the realistic check.
@@ -37,15 +47,29 @@ HERE = Path(__file__).parent
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 
 
+def messages_of(case: dict[str, Any], user_id: str) -> list[Message]:
+    """One session a day; turns of one day a minute apart (the first set has one turn a day)."""
+    messages: list[Message] = []
+    for turn in case["turns"]:
+        role = turn.get("role", "user")
+        minute = sum(1 for m in messages if m.session_id == f"s{turn['day']}")
+        messages.append(Message(msg_id=turn["id"], user_id=user_id, session_id=f"s{turn['day']}",
+                                speaker=role, role=role, text=turn["text"],
+                                ts=T0 + timedelta(days=turn["day"], minutes=minute)))
+    return messages
+
+
 def conversation(case: dict[str, Any]) -> BenchConversation:
+    """An update asks for the newest value over the older ones; a non-update asks for an
+    older answer over a later look-alike (scored the same way, its own category)."""
     user_id = f"ku-{case['case']}"
-    messages = [Message(msg_id=t["id"], user_id=user_id, session_id=f"s{t['day']}", speaker="user",
-                        role="user", text=t["text"], ts=T0 + timedelta(days=t["day"]))
-                for t in case["turns"]]
+    messages = messages_of(case, user_id)
     now = messages[-1].ts + timedelta(days=1)
-    question = BenchQuestion(question=case["question"], user_id=user_id, evidence=[case["newest"]],
-                             category="knowledge-update", now=now, newest_evidence=case["newest"],
-                             replaced_evidence=case["older"])
+    update = case.get("kind", "update") == "update"
+    first, below = (case["newest"], case["older"]) if update else (case["answer"], case["later"])
+    question = BenchQuestion(question=case["question"], user_id=user_id, evidence=[first],
+                             category="knowledge-update" if update else "non-update", now=now,
+                             newest_evidence=first, replaced_evidence=below)
     return BenchConversation(user_id=user_id, messages=messages, questions=[question])
 
 
@@ -67,32 +91,44 @@ def profile_check(case: dict[str, Any], settings: Any) -> dict[str, Any]:
             "changelog_values": values, "changelog_keeps_old": len(set(values)) >= 2}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="knowledge updates on the held-out set")
-    parser.add_argument("--data", type=Path, default=HERE / "data" / "knowledge_updates_heldout.jsonl")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_updates.json")
-    args = parser.parse_args()
-    cases = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
-    settings = default_memfold_settings()
-    dataset = BenchDataset(name=args.data.name, conversations=[conversation(c) for c in cases])
+SETS = {"knowledge_updates_heldout.jsonl": "knowledge_updates.json",
+        "knowledge_updates_heldout2.jsonl": "knowledge_updates_heldout2.json"}
+
+
+def run_set(data: Path, out: Path, settings: Any) -> None:
+    cases = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    dataset = BenchDataset(name=data.name, conversations=[conversation(c) for c in cases])
     results = run_dataset(dataset, default_factories(ALL_SYSTEMS, MiniLMQ8Embedder, settings),
                           ks=(1, 3), budget=1000, details=True)
     profile = [profile_check(c, settings) for c in cases if "profile" in c]
-    summary = {name: s["by_category"]["knowledge-update"]["updates"] for name, s in results["systems"].items()}
-    out = {"data": str(args.data), "cases": len(cases), "written": "2026-12-01, before tuning",
-           "updates": summary, "profile": profile,
-           "profile_holds_new_value": sum(p["holds_new_value"] for p in profile),
-           "profile_changelog_keeps_old": sum(p["changelog_keeps_old"] for p in profile),
-           "per_question": [{k: row.get(k) for k in ("system", "question_id", "update_in_context",
-                                                     "update_ranked_first")} for row in results["details"]],
-           "date": results["date"], "git_commit": results["git_commit"], "machine": results["machine"]}
-    write_json(args.out, out)
-    for name, block in summary.items():
-        print(f"{name:8s} newest in context@1000 {block['newest_in_context']:.3f}  "
-              f"newest ranked first {block['newest_ranked_first']:.3f}  (n={block['n']})")
-    print(f"profile: new value held {out['profile_holds_new_value']}/{len(profile)}, "
-          f"changelog keeps the old value {out['profile_changelog_keeps_old']}/{len(profile)}")
-    print(f"wrote {args.out}")
+    summary = {name: {category: block["updates"] for category, block in s["by_category"].items()
+                      if "updates" in block} for name, s in results["systems"].items()}
+    out_json = {"data": str(data), "cases": len(cases), "written": "2026-12-01, before tuning",
+                "updates": summary, "profile": profile,
+                "profile_holds_new_value": sum(p["holds_new_value"] for p in profile),
+                "profile_changelog_keeps_old": sum(p["changelog_keeps_old"] for p in profile),
+                "per_question": [{k: row.get(k) for k in ("system", "question_id", "category", "update_in_context",
+                                                          "update_ranked_first")} for row in results["details"]],
+                "date": results["date"], "git_commit": results["git_commit"], "machine": results["machine"]}
+    write_json(out, out_json)
+    print(data.name)
+    for name, blocks in summary.items():
+        for category, block in blocks.items():
+            print(f"  {name:8s} {category:16s} in context@1000 {block['newest_in_context']:.3f}  "
+                  f"ranked first {block['newest_ranked_first']:.3f}  (n={block['n']})")
+    print(f"  profile: new value held {out_json['profile_holds_new_value']}/{len(profile)}, "
+          f"changelog keeps the old value {out_json['profile_changelog_keeps_old']}/{len(profile)}; wrote {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="knowledge updates on the held-out sets")
+    parser.add_argument("--data", type=Path, nargs="+", default=[HERE / "data" / name for name in SETS])
+    parser.add_argument("--out-dir", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    settings = default_memfold_settings()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    for data in args.data:
+        run_set(data, args.out_dir / SETS.get(data.name, f"{data.stem}.json"), settings)
 
 
 if __name__ == "__main__":

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memfold.models import ProfileChange, RecallItem
 from memfold.retrieval.context import ContextBuilder
-from memfold.retrieval.updates import mark_superseded, newest_first_within_topics, superseded_sources
+from memfold.retrieval.updates import (
+    asks_about_the_past,
+    mark_superseded,
+    newest_first_within_topics,
+    signals_change,
+    successor_links,
+    successors_above,
+    superseded_sources,
+)
 
 from .conftest import T0, Harness, make_messages
 
@@ -98,3 +107,121 @@ def _fact(value: str, source: str, when: datetime):
 
     return ProfileFact(user_id="ana", subject="user", key="employer", value=value, sources=[source],
                        updated_at=when)
+
+
+# -- successors: a later statement that restates an earlier one ------------------------------
+
+def _unit(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def _links(items: list[RecallItem], vectors: dict[str, np.ndarray]) -> list[tuple[int, int]]:
+    return successor_links(items, vectors, similarity=0.6, gap=timedelta(hours=2))
+
+
+def test_a_close_later_statement_with_a_new_number_is_the_successor() -> None:
+    items = [_item("m1", 2.0, 0, "I lead a team of five engineers"),
+             _item("m2", 1.5, 3, "The weather was lovely on the coast"),
+             _item("m3", 0.9, 40, "We hired two more, so there are seven of us")]
+    vectors = {"m1": _unit(1, 0.2, 0), "m2": _unit(0, 0, 1), "m3": _unit(0.9, 0.4, 0)}
+    assert _links(items, vectors) == [(0, 2)]
+    ranked = successors_above(items, _links(items, vectors))
+    assert [i.sources[0] for i in ranked] == ["m3", "m1", "m2"]  # directly above what it restates
+    assert ranked[1].meta["restated_at"].startswith((T0 + 40 * DAY).date().isoformat())
+    assert [i.score for i in ranked] == [0.9, 2.0, 1.5]  # scores are kept
+
+
+def test_a_later_look_alike_without_change_evidence_does_not_demote_the_answer() -> None:
+    # "my sister lives in Madrid" and, later, a close statement about someone else that
+    # states no change and no new number: the older statement keeps its rank
+    items = [_item("m1", 2.0, 0, "My sister lives in Madrid with her husband"),
+             _item("m2", 1.2, 50, "My cousin lives in Seville with his wife")]
+    vectors = {"m1": _unit(1, 0.3, 0), "m2": _unit(1, 0.35, 0.05)}
+    assert _links(items, vectors) == []
+    assert successors_above(items, []) == items
+
+
+def test_successor_links_need_the_same_speaker_a_later_conversation_and_close_vectors() -> None:
+    old = _item("m1", 2.0, 0, "I drink four cups of coffee a day")
+    close = {"m1": _unit(1, 0.1, 0), "m2": _unit(1, 0.15, 0)}
+    later = _item("m2", 1.0, 30, "I'm down to one cup now")
+    assert _links([old, later], close) == [(0, 1)]
+    assert _links([old, later.model_copy(update={"subject": "Bob"})], close) == []  # someone else
+    same_talk = later.model_copy(update={"occurred_at": old.occurred_at + timedelta(minutes=5)})
+    assert _links([old, same_talk], close) == []  # one conversation: neither is the later one
+    assert _links([old, later], {"m1": _unit(1, 0, 0), "m2": _unit(0, 1, 0)}) == []  # another topic
+    assert _links([later, old], close) == [(1, 0)]  # the later one is found wherever it ranks
+
+
+def test_change_evidence_is_a_change_word_or_a_new_number() -> None:
+    assert signals_change("I work at the bakery", "I don't work there anymore")
+    assert signals_change("I go twice a week", "I go four times a week")
+    assert signals_change("The rent is 1,250 a month", "From next month it's 1,390")
+    assert not signals_change("My sister lives in Madrid", "My brother lives in Valencia")
+    assert not signals_change("It costs 40 a month", "It costs 40 a month, which is fine")
+
+
+def test_a_question_about_a_past_moment_keeps_the_ranking() -> None:
+    assert asks_about_the_past("What was my first car?")
+    assert asks_about_the_past("When did I move to Lisbon?")
+    assert not asks_about_the_past("What was the amount I was pre-approved for when I got my mortgage?")
+    assert not asks_about_the_past("How often did I play before? How often do I play now?")
+    assert not asks_about_the_past("How many did I buy in the first three months?")
+    assert not asks_about_the_past("Where do I work?")
+
+
+@st.composite
+def _linked_items(draw: st.DrawFn) -> tuple[list[RecallItem], list[tuple[int, int]]]:
+    n = draw(st.integers(min_value=2, max_value=12))
+    days = draw(st.lists(st.integers(min_value=0, max_value=60), min_size=n, max_size=n))
+    items = [_item(f"m{i}", 3.0 - i * 0.1, day) for i, day in enumerate(days)]
+    pairs = [(i, j) for i in range(n) for j in range(n) if days[j] > days[i]]
+    links = draw(st.lists(st.sampled_from(pairs), max_size=10, unique=True)) if pairs else []
+    return items, links
+
+
+@settings(max_examples=300, deadline=None)
+@given(_linked_items())
+def test_a_restated_item_never_outranks_its_successor(case: tuple[list[RecallItem], list[tuple[int, int]]]) -> None:
+    items, links = case
+    ranked = [it.sources[0] for it in successors_above(items, links)]
+    assert sorted(ranked) == sorted(it.sources[0] for it in items)  # nothing lost, nothing added
+    for old, new in links:
+        assert ranked.index(items[new].sources[0]) < ranked.index(items[old].sources[0])
+    linked = {i for link in links for i in link}
+    alone = [it.sources[0] for i, it in enumerate(items) if i not in linked]
+    assert [s for s in ranked if s in alone] == alone  # items without a link keep their order
+
+
+@settings(max_examples=200, deadline=None)
+@given(_linked_items(), st.data())
+def test_a_superseded_fact_never_outranks_its_replacement_after_both_signals(
+        case: tuple[list[RecallItem], list[tuple[int, int]]], data: st.DataObject) -> None:
+    # recall applies the inferred successor links first and the changelog last
+    items, links = case
+    n = len(items)
+    old, new = data.draw(st.sampled_from([(i, j) for i in range(n) for j in range(n) if i != j]))
+    changes = [_change("job", None, "barista", f"m{old}", 0), _change("job", "barista", "developer", f"m{new}", 5)]
+    superseded = superseded_sources(changes, {("user", "job"): {f"m{new}"}})
+    ranked = [it.sources[0] for it in mark_superseded(successors_above(items, links), superseded)]
+    assert ranked.index(f"m{new}") < ranked.index(f"m{old}")
+
+
+def test_recall_puts_a_successor_that_shares_no_query_word_above_the_old_statement() -> None:
+    harness = Harness()
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    messages = make_messages("ana", ["My commute to the office is twenty minutes by bike every day.",
+                                     "Lovely weather for a picnic in the park today.",
+                                     "Since the move my commute to the office is fifty minutes by train every day."],
+                             start=start, step=timedelta(days=30))
+    harness.ingest(messages)
+    query = "How long does getting to work take me?"
+    now = messages[-1].ts + DAY
+    items = harness.retriever.recall(query, "ana", now=now, k=5).items
+    order = [s for it in items for s in it.sources]
+    assert order.index("m2") < order.index("m0")
+    assert next(it for it in items if it.sources == ["m0"]).meta["restated_at"].startswith(
+        messages[2].ts.date().isoformat())
+    past = harness.retriever.recall("How long was my commute at first?", "ana", now=now, k=5).items
+    assert all("restated_at" not in it.meta for it in past)  # a past moment: no reordering

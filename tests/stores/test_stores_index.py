@@ -57,6 +57,18 @@ def test_query_filters_user_and_kinds(index: VectorIndex, embedder: HashingEmbed
     assert index.query("ana", query, k=0) == []
 
 
+def test_vectors_returns_the_stored_unit_vectors_of_one_users_rows(index: VectorIndex,
+                                                                    embedder: HashingEmbedder) -> None:
+    _fill(index, embedder, _items("ana"))
+    _fill(index, embedder, _items("bob", prefix="b-"))
+    found = index.vectors("ana", ["a1", "a4", "b-a1", "missing"])
+    assert set(found) == {"a1", "a4"}  # another user's row and an unknown id are not returned
+    expected = embedder.embed([TEXTS["a1"]])[0]
+    assert float(found["a1"] @ expected) == pytest.approx(1.0, abs=1e-4)
+    assert index.vectors("ana", []) == {}
+    assert index.vectors("nobody", ["a1"]) == {}
+
+
 def test_upsert_is_idempotent_and_replaces(index: VectorIndex, embedder: HashingEmbedder) -> None:
     items = _items()
     _fill(index, embedder, items)

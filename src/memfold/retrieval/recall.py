@@ -43,7 +43,14 @@ from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, LexicalSearch, RowInfo
-from memfold.retrieval.updates import asks_about_the_past, mark_superseded, newest_first_within_topics, superseded_sources
+from memfold.retrieval.updates import (
+    asks_about_the_past,
+    mark_superseded,
+    newest_first_within_topics,
+    successor_links,
+    successors_above,
+    superseded_sources,
+)
 from memfold.stores import Stores
 from memfold.timeexpr import find_time_expressions
 
@@ -71,6 +78,10 @@ class RecallSettings(BaseModel):
     # two items on the query's words about one subject, scores within this ratio: one topic
     # said twice, newest first (retrieval/updates.py)
     restated_band: float = Field(default=0.65, ge=0, le=1)
+    # a later statement by the same speaker this close (cosine of the stored vectors) to an
+    # earlier one, with a change word or a new number, is its successor and ranks above it
+    # (retrieval/updates.py; set on LongMemEval-dev knowledge updates and the first held-out set)
+    successor_similarity: float = Field(default=0.6, ge=0, le=1)
 
 
 @dataclass
@@ -303,16 +314,25 @@ class Retriever:
 
     def _order_updates(self, query: str, user_id: str, intent: QueryIntent, names: set[str],
                        items: list[RecallItem], facts: Sequence[ProfileFact] | None) -> list[RecallItem]:
-        """Newer statements above the ones they replace (:mod:`memfold.retrieval.updates`).
+        """Newer statements above the ones they replace (:mod:`memfold.retrieval.updates`): the
+        inferred signals first, then the changelog, which is certain and so has the last word.
         The changelog is read for fact questions only (``facts`` given): the profile is in play there anyway."""
+        if not asks_about_the_past(query):
+            items = newest_first_within_topics(items, self._topic_terms(query, names), self.analyzer.tokens,
+                                               band=self.settings.restated_band)
+            items = self._successors_above(user_id, items)
         if facts is not None:
             current = {(f.subject, f.key): set(f.sources) for f in facts}
             superseded = superseded_sources(self.stores.profile.history(user_id), current)
             items = mark_superseded(items, superseded) if superseded else items
-        if asks_about_the_past(query) and intent.primary == "temporal":
-            return items
-        return newest_first_within_topics(items, self._topic_terms(query, names), self.analyzer.tokens,
-                                          band=self.settings.restated_band)
+        return items
+
+    def _successors_above(self, user_id: str, items: list[RecallItem]) -> list[RecallItem]:
+        ids = [item.item_id for item in items if item.store in ("archive", "episodes") and item.item_id]
+        vectors = self.stores.index.vectors(user_id, ids) if len(ids) > 1 else {}
+        links = successor_links(items, vectors, similarity=self.settings.successor_similarity,
+                                gap=timedelta(hours=self.settings.window_gap_hours))
+        return successors_above(items, links) if links else items
 
     def _touch(self, user_id: str, items: Sequence[RecallItem], now: datetime) -> None:
         for item in items:

@@ -17,8 +17,19 @@ Two signals, one certain and one inferred:
   best 10 never changes (a window of 40 moved old statements that answer other questions out
   of the top 10: LoCoMo-dev R@10 0.778 -> 0.715). Only the order changes, never the
   membership: an aggregation question ("how many times ... in total?") gets every statement.
+* **a later statement that restates an earlier one** (inferred, independent of the query's
+  words): two recalled items said by the same speaker in different conversations (at least
+  ``gap`` apart) whose stored vectors have cosine >= ``similarity``, where the later one
+  carries change evidence (a change word such as "now", "anymore", "switched", or a number
+  the earlier one does not state while the earlier one states one). The later item is the
+  earlier one's *successor*: it is ranked directly above it (an earlier item pulls its
+  successors up to its own rank, newest first), and the earlier one is marked ``meta["restated_at"]``. "We hired two more, so there are seven of us
+  now" shares no word with "how big is my team?"; it is found because it is close to "I lead
+  a team of five" and states a new number.
 
-Neither signal reads the benchmark's answer; both work from what the store holds.
+A question about a past moment ("what was my first car?", "when did I move?") keeps the
+ranking for both inferred signals. No signal reads a benchmark's answer; all work from what
+the store holds.
 """
 
 from __future__ import annotations
@@ -26,18 +37,34 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+
+import numpy as np
 
 from memfold.models import ProfileChange, RecallItem
 
 # A question about a past moment wants that moment's statement, not the latest one ("what
-# did she say first?", "when did he move?"); one about the present wants the newest.
-_PAST_QUESTION = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|used to|first|"
-                            r"originally|previously|ago|back then|at the time)\b", re.IGNORECASE)
+# did she say first?", "when did he move?"); one about the present wants the newest, and so
+# does a past-tense question that asks for a value ("what was the amount I was approved
+# for when I got my mortgage?": the "when" there is a clause, not what is asked).
+_PAST_TENSE = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't)\b", re.IGNORECASE)
+# "first" names a moment unless it opens a period ("in the first three months")
+_EARLIER_MOMENT = re.compile(r"\b(?:used to|first(?! (?:\d+|few|couple|one|two|three|four|five|six|seven|"
+                             r"eight|nine|ten|twelve)\b)|originally|initially|previously|ago|back then|"
+                             r"at the time|at first)\b", re.IGNORECASE)
+_PRESENT = re.compile(r"\b(?:now|currently|these days|nowadays|at the moment|still|anymore)\b", re.IGNORECASE)
+_ASKS_FOR_A_TIME = re.compile(r"^\W*(?:when|since when|what (?:time|date|day|year|month)|"
+                              r"which (?:day|date|year|month)|how long ago)\b", re.IGNORECASE)
 
 
 def asks_about_the_past(query: str) -> bool:
-    return bool(_PAST_QUESTION.search(query))
+    """The question names an earlier moment, or asks, in the past tense, when something was;
+    and does not also ask about the present ("how often did I play before, and now?")."""
+    if _PRESENT.search(query):
+        return False
+    if _EARLIER_MOMENT.search(query):
+        return True
+    return bool(_ASKS_FOR_A_TIME.search(query)) and bool(_PAST_TENSE.search(query))
 
 
 RESTATABLE = frozenset({"archive", "events", "episodes", "semantic"})
@@ -153,3 +180,90 @@ def _newest_into_best_slots(head: list[RecallItem], members: list[int]) -> None:
         if item is not by_age[0] and when is not None:
             item = item.model_copy(update={"meta": {**item.meta, "restated_at": when.isoformat()}})
         head[slot] = item
+
+
+# -- successors: a later statement that restates an earlier one ------------------------------
+
+# General English words that say a value changed or is current ("now I ...", "not ...
+# anymore", "switched to", "cut down to"). Not keyed to any data set; fixed before the
+# second held-out set was run.
+_CHANGE_WORDS = re.compile(
+    r"\b(?:now|anymore|any more|no longer|switched|switching|changed|changing|instead|these days|"
+    r"nowadays|lately|currently|at the moment|since then|moved|upgraded|replaced|stopped|quit|gave up|"
+    r"new|cut down|up to|down to|went up|went down|raised|dropped|increased|decreased|so far)\b",
+    re.IGNORECASE)
+_NUMBER = re.compile(r"\d[\d,.:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|hundred|dozen|once|twice)\b", re.IGNORECASE)
+
+
+def numbers_in(text: str) -> set[str]:
+    return {m.group(0).lower().rstrip(".,:") for m in _NUMBER.finditer(text)}
+
+
+def signals_change(earlier: str, later: str) -> bool:
+    """The later text says something changed: a change word, or a number the earlier
+    text (which states one) does not."""
+    if _CHANGE_WORDS.search(later):
+        return True
+    before = numbers_in(earlier)
+    return bool(before) and bool(numbers_in(later) - before)
+
+
+def successor_links(items: Sequence[RecallItem], vectors: Mapping[str, np.ndarray], *,
+                    similarity: float, gap: timedelta, window: int = 10) -> list[tuple[int, int]]:
+    """(earlier, later) positions of the items where the later one restates the earlier
+    one with change evidence (see module). Both lie inside the first ``window`` items or
+    both outside, so the set of the best ``window`` never changes (pulling later
+    statements into it moved LoCoMo-dev R@10 from 0.778 to 0.772)."""
+    ready = [i for i, item in enumerate(items) if item.store in RESTATABLE and item.item_id in vectors
+             and item.occurred_at is not None and speaker_of(item)]
+    if len(ready) < 2:
+        return []
+    matrix = np.stack([vectors[items[i].item_id] for i in ready])
+    cosine = matrix @ matrix.T
+    links = []
+    for a, i in enumerate(ready):
+        for b, j in enumerate(ready):
+            old, new = items[i], items[j]
+            if (cosine[a, b] >= similarity and (i < window) == (j < window)
+                    and new.occurred_at - old.occurred_at >= gap  # type: ignore[operator]
+                    and speaker_of(old) == speaker_of(new) and not set(old.sources) & set(new.sources)
+                    and signals_change(old.text, new.text)):
+                links.append((i, j))
+    return links
+
+
+def successors_above(items: Sequence[RecallItem], links: Iterable[tuple[int, int]]) -> list[RecallItem]:
+    """Every successor ranks above the item it restates; otherwise the order is kept.
+
+    An item's anchor is the best rank of itself and of everything it (transitively)
+    restates; items sort by anchor, newest first within one anchor. For a link
+    earlier -> later, anchor(later) <= anchor(earlier), and a tie puts the later one first."""
+    successors: dict[int, list[int]] = {}
+    for old, new in links:
+        successors.setdefault(old, []).append(new)
+    if not successors:
+        return list(items)
+    anchor = list(range(len(items)))
+    by_time = sorted(range(len(items)), key=lambda i: _when(items[i]))
+    for i in by_time:  # oldest first: an item's anchor is final before its successors read it
+        for j in successors.get(i, []):
+            anchor[j] = min(anchor[j], anchor[i])
+    out = [_marked(items, i, successors.get(i, [])) for i in range(len(items))]
+    order = sorted(range(len(items)), key=lambda i: (anchor[i], -_when(items[i])))
+    return [out[i] for i in order]
+
+
+def _marked(items: Sequence[RecallItem], i: int, successors: Sequence[int]) -> RecallItem:
+    """The item marked with its newest successor's date (scores are kept: the prompt takes
+    items by score, and a lifted successor took budget from other evidence: LoCoMo-dev
+    context@1000 0.851 -> 0.845 with the lift and the R@10 change above)."""
+    item = items[i]
+    if not successors:
+        return item
+    when = items[max(successors, key=lambda j: _when(items[j]))].occurred_at
+    return item.model_copy(update={"meta": {**item.meta, "restated_at": when.isoformat() if when else None}})
+
+
+def _when(item: RecallItem) -> float:
+    return item.occurred_at.timestamp() if item.occurred_at else 0.0

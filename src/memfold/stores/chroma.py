@@ -194,6 +194,20 @@ class ChromaVectorIndex:
             hits.append((item_id, 1.0 - float(distance)))
         return hits[:k]
 
+    def vectors(self, user_id: str, item_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        ids = list(dict.fromkeys(item_ids))
+        if not ids:
+            return {}
+
+        def fetch() -> Any:
+            collection = self._collection(user_id, create=False)  # this user's rows only
+            return None if collection is None else collection.get(ids=ids, include=["embeddings"])
+
+        found = self._call("get vectors", fetch)
+        if found is None:
+            return {}
+        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(found["ids"], found["embeddings"])}
+
     def delete(self, item_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(item_ids))
         if not ids:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from memfold.models import ArchiveItem
 
 # The VectorIndex methods (and the extras the facade uses) a child answers.
-_METHODS = frozenset({"upsert", "query", "delete", "ids", "count", "reset", "purge_log"})
+_METHODS = frozenset({"upsert", "query", "vectors", "delete", "ids", "count", "reset", "purge_log"})
 START_TIMEOUT_S = 120.0  # a cold chromadb import under load takes several seconds
 
 
@@ -156,6 +156,9 @@ class ProcessVectorIndex:
     def query(self, user_id: str, embedding: np.ndarray, k: int,
               kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
         return self._call("query", user_id, embedding, k, None if kinds is None else list(kinds))
+
+    def vectors(self, user_id: str, item_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._call("vectors", user_id, list(item_ids))
 
     def delete(self, item_ids: Sequence[str]) -> None:
         self._call("delete", list(item_ids))

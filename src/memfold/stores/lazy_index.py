@@ -97,6 +97,9 @@ class LazyVectorIndex:
               kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
         return self._real().query(user_id, embedding, k, kinds)
 
+    def vectors(self, user_id: str, item_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._real().vectors(user_id, item_ids)
+
     def delete(self, item_ids: Sequence[str]) -> None:
         self._real().delete(item_ids)
 

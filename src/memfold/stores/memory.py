@@ -592,6 +592,10 @@ class InMemoryVectorIndex:
                 if meta is not None:
                     self._stacked.pop(meta[0], None)
 
+    def vectors(self, user_id: str, item_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        with self._lock:
+            return {i: self._vectors[i] for i in item_ids if self._meta.get(i, ("",))[0] == user_id}
+
     def ids(self, user_id: str | None = None) -> set[str]:
         with self._lock:
             return {i for i, (uid, _) in self._meta.items() if user_id is None or uid == user_id}
