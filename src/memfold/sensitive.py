@@ -26,8 +26,8 @@ function words that follow "password is" in ordinary talk: "my password is too s
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 SECRET_FLAG = "secret"
 
