@@ -163,6 +163,7 @@ class _Pending:
 
     def __init__(self, message: dict[str, Any]) -> None:
         self.message = message
+        self.taken = False  # in a batch being stored
         self.result: RouteDecision | Rejection | None = None
         self.failure: MemfoldError | None = None  # the whole batch failed
 
@@ -172,22 +173,25 @@ class _Pending:
 
 
 class _IngestBatcher:
-    """Group commit for ``POST /v1/messages``: single-message ingests that arrive while a
-    write runs wait, and the next request to get the write lock stores all of them in one
+    """Group commit for ``POST /v1/messages``: single-message ingests that arrive while
+    batches are being stored wait, and the next request to lead stores all of them in one
     ``ingest_each`` call (one transaction, one embedding pass) and hands each its result.
 
     An assistant sends one message per turn; stored one by one, every message paid for its
     own transaction, embedding call and index upsert (~150-230 ms each on 2 cores), so the
-    write path, one at a time, was what saturated first (benchmarks/load_http.py). Each
-    request is still acknowledged only after the batch holding it committed."""
+    write path, one at a time, was what saturated first (benchmarks/load_http.py). Two
+    batches may be in flight: the Memory commits one while it upserts the other's vectors
+    (its write and index locks). Each request is acknowledged only after its batch committed."""
 
     MAX_BATCH = 64
+    LEADERS = 2
 
     def __init__(self, memory: MemoryAPI, write_lock: threading.Lock) -> None:
         self.memory = memory
         self.write_lock = write_lock
         self._queue: list[_Pending] = []
-        self._queue_lock = threading.Lock()
+        self._leaders = 0
+        self._changed = threading.Condition()
         self._each = getattr(memory, "ingest_each", None)  # the embedded Memory has it
 
     def ingest(self, message: dict[str, Any]) -> RouteDecision:
@@ -195,17 +199,33 @@ class _IngestBatcher:
             with self.write_lock:
                 return self.memory.ingest(message)
         pending = _Pending(message)
-        with self._queue_lock:
+        with self._changed:
             self._queue.append(pending)
-        with self.write_lock:
-            if not pending.done:  # nobody took it yet: this request leads a batch
-                self._store(self._take())
+        while (batch := self._lead_or_wait(pending)) is not None:
+            try:
+                self._store(batch)
+            finally:
+                with self._changed:
+                    for left in batch:  # an unexpected error: its waiters must not hang
+                        if not left.done:
+                            left.failure = ServerUnavailableError(
+                                "the ingest was not processed; send it again")
+                    self._leaders -= 1
+                    self._changed.notify_all()
         return _decision_or_raise(pending)
 
-    def _take(self) -> list[_Pending]:
-        with self._queue_lock:
+    def _lead_or_wait(self, pending: _Pending) -> list[_Pending] | None:
+        """The next batch for this request to store, or None once its message is stored."""
+        with self._changed:
+            while not pending.done and (pending.taken or self._leaders >= self.LEADERS):
+                self._changed.wait()
+            if pending.done:
+                return None
+            self._leaders += 1
             batch, self._queue = self._queue[: self.MAX_BATCH], self._queue[self.MAX_BATCH:]
-        return batch
+            for taken in batch:
+                taken.taken = True
+            return batch
 
     def _store(self, batch: list[_Pending]) -> None:
         try:
