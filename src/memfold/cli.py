@@ -394,6 +394,11 @@ def _ingest_summary(report: Any) -> None:
     _say(f"{report.accepted} messages stored, {report.duplicates} already present, "
          f"{len(report.rejected)} rejected, {report.folds} folds, {report.seconds:.1f}s")
     _table("Routed", ["kind", "messages"], [[k, n] for k, n in sorted(report.routed.items())])
+    if report.refused:
+        # not an input error: the messages are stored, only these profile writes were not
+        _say(f"{len(report.refused)} profile writes refused (the messages are stored):")
+        _table("Refused profile writes", ["msg_id", "fact", "reason"],
+               [[r.msg_id, f"{r.subject}.{r.key}", r.reason] for r in report.refused[:20]])
     if report.rejected:
         shown = report.rejected[:50]
         _table("Rejected", ["line", "msg_id", "field", "error"],

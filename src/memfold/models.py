@@ -329,6 +329,9 @@ class FactExtraction(Record):
     value: str = ""
     evidence_msg_id: str | None = None
     reason: str = ""
+    # the words the value was read from, when the value is their normalised spelling
+    # ("june 3rd" -> "June 3"); grounding checks the quote and the normalisation
+    quote: str = ""
 
 
 class EventExtraction(Record):
@@ -337,6 +340,16 @@ class EventExtraction(Record):
     occurred_at: datetime
     granularity: Granularity = "day"
     time_expression: str | None = None  # the words the date was resolved from
+
+
+class RefusedWrite(Record):
+    """A profile write the router or the store refused (never silently dropped)."""
+
+    msg_id: str
+    subject: str
+    key: str
+    value: str = ""
+    reason: str
 
 
 class RouteDecision(Record):
@@ -350,6 +363,7 @@ class RouteDecision(Record):
     reasons: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     backend: str = "offline"
+    refused: list[RefusedWrite] = Field(default_factory=list)
 
 
 class Rejection(Record):
@@ -368,6 +382,7 @@ class IngestReport(Record):
     routed: dict[str, int] = Field(default_factory=dict)
     folds: int = 0
     seconds: float = 0.0
+    refused: list[RefusedWrite] = Field(default_factory=list)  # profile writes not made
 
     def merged(self, later: IngestReport, *, offset: int = 0) -> IngestReport:
         """This report and a later batch's, as one; ``offset`` shifts the later batch's
@@ -379,7 +394,8 @@ class IngestReport(Record):
         return IngestReport(accepted=self.accepted + later.accepted,
                             duplicates=self.duplicates + later.duplicates,
                             rejected=[*self.rejected, *shifted], routed=routed,
-                            folds=self.folds + later.folds, seconds=self.seconds + later.seconds)
+                            folds=self.folds + later.folds, seconds=self.seconds + later.seconds,
+                            refused=[*self.refused, *later.refused])
 
 
 def unique_sources(items: list[RecallItem]) -> list[str]:

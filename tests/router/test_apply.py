@@ -41,7 +41,7 @@ def test_fact_without_evidence_is_refused(stores: Stores, msg: MessageFactory) -
     with stores.db.transaction():
         applied = apply_decision(stores, message, decision)
     assert applied.facts_written == []
-    assert any("no evidence" in reason for reason in applied.refused)
+    assert any("no evidence" in r.reason for r in applied.refused)
     assert stores.profile.list("u1") == []
 
 
@@ -50,7 +50,7 @@ def test_fact_citing_another_message_is_refused(stores: Stores, msg: MessageFact
     decision = RouteDecision(msg_id=message.msg_id, kind="FACT", facts=[
         FactExtraction(key="location", value="Porto", evidence_msg_id="some-other-msg")])
     applied = apply_decision(stores, message, decision)
-    assert applied.facts_written == [] and "is not this message" in applied.refused[0]
+    assert applied.facts_written == [] and "is not this message" in applied.refused[0].reason
 
 
 def test_store_refuses_a_blank_source(stores: Stores) -> None:
@@ -64,7 +64,7 @@ def test_hallucinated_value_is_refused(stores: Stores, msg: MessageFactory) -> N
         FactExtraction(key="family", value="school-aged child", evidence_msg_id=message.msg_id)])
     applied = apply_decision(stores, message, decision)
     assert applied.facts_written == []
-    assert "not in the message" in applied.refused[0]
+    assert "not in the message" in applied.refused[0].reason
     assert stores.profile.list("u1") == []
 
 
@@ -140,7 +140,7 @@ def test_assistant_cannot_write_profile_facts(stores: Stores, msg: MessageFactor
     decision = RouteDecision(msg_id=message.msg_id, kind="FACT", facts=[
         FactExtraction(key="name", value="Bob", evidence_msg_id=message.msg_id)])
     applied = apply_decision(stores, message, decision)
-    assert applied.facts_written == [] and "cannot write profile facts" in applied.refused[0]
+    assert applied.facts_written == [] and "cannot write profile facts" in applied.refused[0].reason
 
 
 def test_decision_for_another_message_is_rejected(stores: Stores, msg: MessageFactory) -> None:

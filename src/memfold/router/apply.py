@@ -22,6 +22,7 @@ unsupported fact cannot abort a batch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +34,7 @@ from memfold.models import (
     FactExtraction,
     Message,
     ProfileFact,
+    RefusedWrite,
     RouteDecision,
     RouteKind,
 )
@@ -56,7 +58,7 @@ class AppliedWrites(BaseModel):
     facts_unchanged: list[str] = Field(default_factory=list)
     event_ids: list[str] = Field(default_factory=list)
     chunk_ids: list[str] = Field(default_factory=list)
-    refused: list[str] = Field(default_factory=list)
+    refused: list[RefusedWrite] = Field(default_factory=list)
 
 
 def event_id_for(message: Message) -> str:
@@ -93,7 +95,7 @@ def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
     if decision.msg_id != message.msg_id:
         raise InvalidInputError(
             f"decision for {decision.msg_id!r} applied to message {message.msg_id!r}")
-    out: dict[str, list[str]] = {name: [] for name in (
+    out: dict[str, list[Any]] = {name: [] for name in (
         "facts_written", "facts_deleted", "facts_unchanged", "event_ids", "chunk_ids", "refused")}
     if decision.kind in ("FACT", "EVENT"):
         for fact in decision.facts:
@@ -117,13 +119,13 @@ def fact_refusal(message: Message, fact: FactExtraction) -> str | None:
 
 
 def _apply_fact(stores: Stores, message: Message, fact: FactExtraction,
-                out: dict[str, list[str]]) -> None:
+                out: dict[str, list[Any]]) -> None:
     slot = f"{fact.subject}.{fact.key}"
     if fact.action == "none":
         return
     problem = fact_refusal(message, fact)
     if problem is not None:
-        out["refused"].append(f"{slot}: {problem}")
+        out["refused"].append(_refused(message, fact, problem))
         return
     sources = [message.msg_id]
     if fact.action == "delete":
@@ -137,9 +139,14 @@ def _apply_fact(stores: Stores, message: Message, fact: FactExtraction,
     try:
         change = stores.profile.upsert(record, reason=fact.reason, actor="router")
     except EvidenceRequiredError as exc:
-        out["refused"].append(f"{slot}: {exc}")
+        out["refused"].append(_refused(message, fact, str(exc)))
         return
     out["facts_written" if change is not None else "facts_unchanged"].append(slot)
+
+
+def _refused(message: Message, fact: FactExtraction, reason: str) -> RefusedWrite:
+    return RefusedWrite(msg_id=message.msg_id, subject=fact.subject, key=fact.key,
+                        value=fact.value, reason=reason)
 
 
 def _append_event(stores: Stores, message: Message, decision: RouteDecision,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from memfold.llm.base import Backend, RouteContext
 from memfold.llm.cues import content_sentences, is_bookkeeping
-from memfold.models import Message, RouteDecision
+from memfold.models import FactExtraction, Message, RefusedWrite, RouteDecision
 from memfold.router.apply import fact_refusal
 from memfold.router.trust import INSTRUCTION_FLAG, assess
 from memfold.sensitive import SECRET_FLAG, find_secrets, is_secret_fact
@@ -54,19 +54,22 @@ class Router:
                 "kind": "NONE", "facts": [], "event": None,
                 "reasons": [*decision.reasons, "trust: assistant bookkeeping is not an event"]})
         if message.role != "user" and (decision.facts or decision.kind == "FACT"):
+            reason = f"role {message.role} cannot write facts"
             return decision.model_copy(update={
                 "kind": "NONE" if decision.kind == "FACT" else decision.kind, "facts": [],
-                "reasons": [*decision.reasons, f"trust: role {message.role} cannot write facts"]})
+                "refused": [*decision.refused, *_refusals(message, decision.facts, reason)],
+                "reasons": [*decision.reasons, f"trust: {reason}"]})
         if not self.grounding or not decision.facts:
             return decision
-        kept, reasons = [], list(decision.reasons)
+        kept, reasons, refused = [], list(decision.reasons), list(decision.refused)
         for fact in decision.facts:
             problem = fact_refusal(message, fact)
             if problem is None:
                 kept.append(fact)
             else:
                 reasons.append(f"grounding: dropped {fact.subject}.{fact.key}: {problem}")
-        return decision.model_copy(update={"facts": kept, "reasons": reasons})
+                refused += _refusals(message, [fact], f"grounding: {problem}")
+        return decision.model_copy(update={"facts": kept, "reasons": reasons, "refused": refused})
 
     def _as_reference(self, message: Message, decision: RouteDecision) -> RouteDecision:
         reference = decision.model_copy(update={
@@ -92,15 +95,23 @@ def _guard_secrets(message: Message, decision: RouteDecision) -> RouteDecision:
     if not secrets:
         return decision
     values = tuple(message.text[s.start:s.end] for s in secrets)
-    kept, reasons = [], list(decision.reasons)
+    kept, reasons, refused = [], list(decision.reasons), list(decision.refused)
     for fact in decision.facts:
         if is_secret_fact(fact.key, fact.value, values):
             reasons.append(f"secret: dropped {fact.subject}.{fact.key} (holds a {secrets[0].kind})")
+            # the value itself is the secret: the refusal names the key, never the value
+            refused.append(RefusedWrite(msg_id=message.msg_id, subject=fact.subject, key=fact.key,
+                                        reason=f"secret: holds a {secrets[0].kind}"))
         else:
             kept.append(fact)
     kinds = sorted({s.kind for s in secrets})
     flags = decision.flags if SECRET_FLAG in decision.flags else [*decision.flags, SECRET_FLAG]
     return decision.model_copy(update={
-        "facts": kept, "flags": flags,
+        "facts": kept, "flags": flags, "refused": refused,
         "kind": "NONE" if decision.kind == "FACT" and not kept else decision.kind,
         "reasons": [*reasons, f"secret: the message holds {', '.join(kinds)}"]})
+
+
+def _refusals(message: Message, facts: list[FactExtraction], reason: str) -> list[RefusedWrite]:
+    return [RefusedWrite(msg_id=message.msg_id, subject=fact.subject, key=fact.key,
+                         value=fact.value, reason=reason) for fact in facts]
