@@ -58,6 +58,8 @@ class Settings(BaseModel):
     embedder: Literal["minilm-q8", "minilm-int8", "minilm", "hashing"] = "minilm-q8"
     backend: Literal["auto", "offline", "anthropic"] = "auto"
     anthropic_model: str = "claude-haiku-4-5"
+    anthropic_timeout: float = Field(default=30.0, gt=0)  # seconds per request
+    anthropic_max_retries: int = Field(default=2, ge=0)
     anthropic_api_key: str | None = Field(default=None, repr=False)
     max_text_chars: int = Field(default=200_000, gt=0)
     max_future_skew_seconds: int = Field(default=24 * 3600, ge=0)
@@ -173,8 +175,12 @@ def build_backend(settings: Settings, embedder: Embedder) -> Backend:
 
     from memfold.llm.anthropic import AnthropicBackend
 
-    client = anthropic.Anthropic(api_key=key)
-    return AnthropicBackend(client, model=settings.anthropic_model, fallback=offline)
+    # explicit limits: a request waits at most anthropic_timeout seconds and transient
+    # failures (429, 529, connection) are retried twice by the SDK with backoff
+    client = anthropic.Anthropic(api_key=key, timeout=settings.anthropic_timeout,
+                                 max_retries=settings.anthropic_max_retries)
+    return AnthropicBackend(client, model=settings.anthropic_model, fallback=offline,
+                            timeout=settings.anthropic_timeout)
 
 
 def build_memory(settings: Settings, *, stores: Stores | None = None,
@@ -279,13 +285,23 @@ def build_parts(settings: Settings, stores: Stores, embedder: Embedder) -> Parts
     backend = build_backend(settings, embedder)
     counter = default_counter()
     fold_settings = FoldSettings(**settings.fold)
-    retriever = Retriever(stores, embedder, settings=RecallSettings(**settings.recall))
+    retriever = Retriever(stores, embedder, intent_classifier=build_intent_classifier(backend, embedder),
+                          settings=RecallSettings(**settings.recall))
     return Parts(
         router=Router(backend), retriever=retriever, counter=counter,
         knowledge=KnowledgeIndex(stores.knowledge, embedder, retriever.analyzer),
         manager=ConversationManager(build_compactor(backend, fold_settings, counter), fold_settings, counter),
         context_builder=ContextBuilder(retriever, counter, settings=ContextSettings(**settings.context)),
         summarizer=build_summarizer(backend, counter))
+
+
+def build_intent_classifier(backend: Backend, embedder: Embedder) -> Any:
+    """The learned offline classifier; with Claude on, Claude's weights (the learned one
+    answers whenever the backend fails)."""
+    from memfold.retrieval.intent import LearnedIntentClassifier, LLMIntentClassifier
+
+    learned = LearnedIntentClassifier(embedder)
+    return learned if backend.name == "offline" else LLMIntentClassifier(backend, fallback=learned)
 
 
 def build_summarizer(backend: Backend, counter: Any) -> Any:

@@ -46,3 +46,12 @@ class ScriptedAPI:
 
 def message(text: str, *, msg_id: str = "m1", speaker: str = "user", role: str = "user") -> Message:
     return Message(msg_id=msg_id, user_id="u1", speaker=speaker, role=role, text=text, ts=T0)
+
+
+def tool_reply(name: str, arguments: dict[str, Any]) -> httpx2.Response:
+    """A structured-output answer: the model called the forced tool with ``arguments``."""
+    return httpx2.Response(200, json={
+        "id": "msg_test", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": name, "input": arguments}],
+        "stop_reason": "tool_use", "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 10}})

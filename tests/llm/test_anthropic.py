@@ -194,3 +194,30 @@ def test_transient_errors_can_fall_back_per_message() -> None:
     assert decision.kind == "FACT" and "llm-fallback" in decision.flags
     with pytest.raises(BackendAuthError):  # never hidden: the key is wrong
         llm.route(message("hello"), RouteContext())
+
+
+def test_routing_forces_a_tool_whose_input_schema_is_the_decision() -> None:
+    from llm_helpers import tool_reply
+
+    api = ScriptedAPI(
+        tool_reply("record_routereply", {"type": "FACT", "extract": "wife is Priya", "confidence": 0.9}),
+        tool_reply("record_profilereply", {"updates": [
+            {"action": "add", "subject": "user", "key": "spouse", "value": "Priya",
+             "evidence_msg_id": "m1"}]}))
+    decision = backend(api).route(message("Can you remember that my wife's name is Priya?"),
+                                  RouteContext())
+    route_request = api.requests[0]
+    assert route_request["tool_choice"] == {"type": "tool", "name": "record_routereply"}
+    [tool] = route_request["tools"]
+    assert set(tool["input_schema"]["properties"]) >= {"type", "extract", "time_expression"}
+    [fact] = decision.facts
+    assert (decision.kind, fact.key, fact.value) == ("FACT", "partner", "Priya")
+
+
+def test_an_invalid_tool_input_is_retried_then_falls_back() -> None:
+    from llm_helpers import tool_reply
+
+    api = ScriptedAPI(tool_reply("record_routereply", {"type": "MAYBE"}),
+                      tool_reply("record_routereply", {"confidence": 1}))
+    decision = backend(api).route(message("I live in Lisbon."), RouteContext())
+    assert len(api.requests) == 2 and "llm-fallback" in decision.flags

@@ -129,18 +129,21 @@ class AnthropicBackend:
     def __init__(self, client: anthropic.Anthropic, *, model: str = DEFAULT_MODEL,
                  fallback: Backend | None = None, max_tokens: int = 1024,
                  on_transient_error: Literal["raise", "fallback"] = "raise",
-                 concurrency: int = 4) -> None:
+                 concurrency: int = 4, timeout: float = 30.0) -> None:
         """``on_transient_error="fallback"`` routes a message offline (flagged
         ``llm-fallback``) when the API is rate-limited, overloaded, slow or unreachable;
         the default raises, so the caller's batch is not half-routed by a different backend.
         Authentication errors always raise. ``route_many`` keeps up to ``concurrency``
-        requests in flight (the SDK client is thread-safe); results keep input order."""
+        requests in flight (the SDK client is thread-safe); results keep input order.
+        ``timeout`` bounds each request in seconds; the client's ``max_retries`` retries
+        transient failures (built with 2 in ``config.py``) before they reach this class."""
         self._client = client
         self.model = model
         self._fallback = fallback
         self.max_tokens = max_tokens
         self.on_transient_error = on_transient_error
         self.concurrency = max(1, concurrency)
+        self.timeout = timeout
 
     # -- generic structured completion (also used by compaction) --------------------------
 
@@ -150,12 +153,16 @@ class AnthropicBackend:
         return fallback() if result is None else result
 
     def _complete(self, system: str, user: str, schema: type[T]) -> T | None:
-        """A validated ``schema`` instance, or None after two unusable answers."""
+        """A validated ``schema`` instance, or None after two unusable answers.
+
+        The request forces one tool whose input schema is ``schema``'s JSON schema
+        (structured output); a text answer holding the JSON is accepted too."""
         prompt = user
         for attempt in (1, 2):
-            text = self._ask(system, prompt)
+            answer = self._ask(system, prompt, schema)
             try:
-                return schema.model_validate(extract_json_object(text))
+                data = answer if isinstance(answer, dict) else extract_json_object(answer)
+                return schema.model_validate(data)
             except (NotJsonError, ValidationError) as exc:
                 problem = str(exc).splitlines()[0][:200]
                 log.info("model answer unusable (attempt %d): %s", attempt, problem)
@@ -164,13 +171,21 @@ class AnthropicBackend:
                     schema.__name__)
         return None
 
-    def _ask(self, system: str, user: str) -> str:
+    def _ask(self, system: str, user: str, schema: type[BaseModel] | None = None) -> dict[str, Any] | str:
+        """The forced tool's input (a dict), or the text when the model answered in text."""
+        extra: dict[str, Any] = {}
+        if schema is not None:
+            tool = _tool_for(schema)
+            extra = {"tools": [tool], "tool_choice": {"type": "tool", "name": tool["name"]}}
         try:
             response = self._client.messages.create(
                 model=self.model, max_tokens=self.max_tokens, system=system,
-                messages=[{"role": "user", "content": user}])
+                messages=[{"role": "user", "content": user}], timeout=self.timeout, **extra)
         except anthropic.APIError as exc:
             raise translate_error(exc) from exc
+        for block in response.content:
+            if block.type == "tool_use" and isinstance(block.input, dict):
+                return block.input
         return "".join(block.text for block in response.content if block.type == "text")
 
     # -- routing ---------------------------------------------------------------------------
@@ -248,6 +263,13 @@ class AnthropicBackend:
         return decision.model_copy(update={
             "reasons": [*decision.reasons, f"fallback: {why}"],
             "flags": [*decision.flags, "llm-fallback"]})
+
+
+def _tool_for(schema: type[BaseModel]) -> dict[str, Any]:
+    """A tool whose input is ``schema``: forcing it makes the model answer in that shape."""
+    doc = (schema.__doc__ or schema.__name__).strip().splitlines()[0]
+    return {"name": f"record_{schema.__name__.lower()}", "description": doc,
+            "input_schema": schema.model_json_schema()}
 
 
 def _resolve_in_message(expression: str | None, message: Message) -> TimeRef | None:
