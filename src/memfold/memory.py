@@ -51,6 +51,7 @@ from memfold.models import (
     ProfileFact,
     RecallItem,
     RecallResult,
+    RefusedWrite,
     Rejection,
     RouteDecision,
     SemanticMemory,
@@ -321,7 +322,8 @@ class Memory(LayerMethods):
         for decision in stored.decisions:
             routed[decision.kind] = routed.get(decision.kind, 0) + 1
         report = IngestReport(accepted=len(stored.fresh), duplicates=stored.duplicates,
-                              rejected=stored.rejected, routed=routed, folds=stored.folds)
+                              rejected=stored.rejected, routed=routed, folds=stored.folds,
+                              refused=stored.refused)
         return report, {batch.positions[id(m)]: d for m, d in zip(stored.fresh, stored.decisions)}
 
     @contextmanager
@@ -362,8 +364,8 @@ class Memory(LayerMethods):
         embeddings = self._pooled(fresh, vectors)
         fresh, decisions, underivable = self._route_isolated(fresh, embeddings, batch.positions)
         rejected = sorted([*rejected, *underivable], key=lambda r: r.position)
-        folds, archived = self._commit(fresh, decisions) if fresh else (0, [])
-        return _Stored(fresh, decisions, rejected, duplicates, folds, archived)
+        folds, archived, refused = self._commit(fresh, decisions) if fresh else (0, [], [])
+        return _Stored(fresh, decisions, rejected, duplicates, folds, archived, refused)
 
     def _route_isolated(self, messages: list[Message], embeddings: Any, positions: dict[int, int],
                         ) -> tuple[list[Message], list[RouteDecision], list[Rejection]]:
@@ -394,7 +396,21 @@ class Memory(LayerMethods):
             if message.user_id not in profiles:
                 profiles[message.user_id] = self.stores.profile.list(message.user_id)
             contexts.append(self._route_context(message.user_id, embedding, profiles[message.user_id]))
-        return self.router.route_many(messages, contexts)
+        return self.router.route_many(self._as_the_user(messages), contexts)
+
+    def _as_the_user(self, messages: list[Message]) -> list[Message]:
+        """The user's own display name is an alias of "user": a role=user speaker named like
+        the user id, or talking with an assistant (in this batch or just before it), is the
+        user, so their facts land under subject "user" and every profile default finds them.
+        Only the router sees the renamed copy; the log keeps the display name."""
+        with_assistant = {(m.user_id, m.session_id) for m in messages if m.role == "assistant"}
+        for user_id in {m.user_id for m in messages}:
+            last = self._last_message(user_id)
+            if last is not None and last.role == "assistant":
+                with_assistant.add((user_id, last.session_id))
+        return [m.model_copy(update={"speaker": "user"}) if m.role == "user" and m.speaker != "user" and (
+            m.speaker.casefold() == m.user_id.casefold() or (m.user_id, m.session_id) in with_assistant)
+            else m for m in messages]
 
     def _route_context(self, user_id: str, embedding: Any, profile: list[ProfileFact] | None = None) -> Any:
         from memfold.llm.base import RouteContext
@@ -402,10 +418,11 @@ class Memory(LayerMethods):
         facts = profile if profile is not None else self.stores.profile.list(user_id)
         return RouteContext(profile=facts, embedding=embedding)
 
-    def _commit(self, messages: list[Message],
-                decisions: list[RouteDecision]) -> tuple[int, list[Any]]:
+    def _commit(self, messages: list[Message], decisions: list[RouteDecision],
+                ) -> tuple[int, list[Any], list[RefusedWrite]]:
         """One transaction: log, routed writes, archive rows and fold state; returns the
-        folds done and the archive rows written (for BM25, once the caller committed)."""
+        folds done, the archive rows written (for BM25, once the caller committed) and
+        the profile writes refused (by the router, then by the store)."""
         from memfold.retrieval.indexing import archive_items
         from memfold.router.apply import PendingWrites, apply_decision
         from memfold.stores.retention import enforce_for_batch
@@ -413,11 +430,12 @@ class Memory(LayerMethods):
         folds = 0
         archived = []
         pending = PendingWrites()
+        refused = [refusal for decision in decisions for refusal in decision.refused]
         with self.stores.db.transaction():
             previous = {uid: self._last_message(uid) for uid in {m.user_id for m in messages}}
             self.stores.log.append(messages)
             for message, decision in zip(messages, decisions):
-                apply_decision(self.stores, message, decision, pending=pending)
+                refused += apply_decision(self.stores, message, decision, pending=pending).refused
                 if decision.kind == "DOCUMENT":
                     self._layer_long_document(message)
             pending.flush(self.stores)  # one insert each for the batch's chunks and events
@@ -432,7 +450,7 @@ class Memory(LayerMethods):
                 folds += outcome.folds
             for report in enforce_for_batch(self.stores, messages, policy=self.retention):
                 archived += report.archived  # evicted_fact rows: indexed below with the batch
-        return folds, archived
+        return folds, archived, refused
 
     def _layer_long_document(self, message: Message) -> None:
         """Progressive summaries (key sentences, critical points, executive summary) of long
@@ -989,6 +1007,7 @@ class _Stored(NamedTuple):
     duplicates: int
     folds: int
     archived: list[Any]
+    refused: list[RefusedWrite]
 
 
 def _run_now(function: Callable[..., Any], *args: Any) -> Future[Any]:

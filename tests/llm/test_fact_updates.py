@@ -34,8 +34,10 @@ def _by_key(text: str) -> dict[str, tuple[str, str]]:
 
 def test_retraction_with_an_unrecognised_new_statement_is_the_new_value() -> None:
     found = _by_key("Actually I'm not vegetarian anymore, I eat chicken and fish now")
-    action, value = found["diet"]
-    assert action == "add" and "chicken" in value and "now" not in value.split()
+    assert found["diet"] == ("add", "omnivore")  # the vocabulary value of "I eat chicken"
+    other = _by_key("I'm not vegetarian anymore, I follow the Mediterranean way")
+    action, value = other["diet"]
+    assert action == "add" and "mediterranean" in value.lower() and "vegetarian" not in value
 
 
 def test_adverb_between_pronoun_and_verb_does_not_hide_job_and_employer() -> None:

@@ -26,7 +26,7 @@ def test_rejects_non_objects(text: str) -> None:
 
 @pytest.mark.parametrize(("raw", "key"), [
     ("Occupation", "job"), ("home city", "location"), ("lives_in", "location"), ("Pets", "pet"),
-    ("favorite", "likes"), ("likes: Jazz music", "likes:jazz_music"), ("shoe size", "shoe_size"),
+    ("favourite", "favorite"), ("favorite: coffee", "favorite:coffee"), ("likes: Jazz music", "likes:jazz_music"), ("shoe size", "shoe_size"),
     ("", "fact"),
 ])
 def test_normalise_key(raw: str, key: str) -> None:

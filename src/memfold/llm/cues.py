@@ -87,7 +87,7 @@ _GREETING = re.compile(
 _INTERJECTION = re.compile(
     r"^(?:(?:oh|ah|yeah|yep|yes|yup|no|nope|nah|wow|well|so|hey|hi|hello|haha+|lol|ok|okay|"
     r"sure|aww+|omg|hmm+|ooh|whoa|honestly|actually|anyway|btw|also|and|but|just)\b[\s,!.:;-]*)+")
-_CLAUSE_AFTER_REACTION = re.compile(r"[,;:\-]\s*(?:i|we|my|our)\b")
+_CLAUSE_AFTER_REACTION = re.compile(r"(?:[,;:\-]\s*|\s+)(?:i|we|my|our)\b")
 _REACTION = re.compile(
     r"^(?:wow|oh|aww+|omg|haha+|lol|that's|that is|sounds|so|what a|how|congrats|nice|great|"
     r"awesome|cool|amazing|glad|sorry|thanks|thank you|yay|good for you|you're|you are|"
@@ -107,6 +107,42 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 def sentences(text: str) -> list[str]:
     parts = _SENTENCE_BREAK.split(text.strip())
     return [p.strip() for p in parts if p.strip()]
+
+
+_LEAD = r"^(?:(?:hey|hi|ok|okay|so|also|oh|and|btw|fyi|one more thing|quick one)[,!:]?\s+)*"
+_ASK = r"(?:(?:can|could|would|will) (?:you|u)\s+)?(?:please\s+|pls\s+|plz\s+)?"
+# "can you remember that my wife's name is Priya?": the request wraps a statement
+_MEMORY_REQUEST = re.compile(
+    _LEAD + _ASK + r"(?:remember|note|keep in mind|bear in mind|make a note|take a note|"
+    r"note down|jot down|write down|save|store|log|add to my notes)(?: (?:this|that|for later|"
+    r"for the future))?[,:]?(?: that\b)?[,:]?\s+(?P<rest>(?!(?:what|who|where|when|which|how|"
+    r"if|whether|to)\b).+?)[?.!\s]*$", re.IGNORECASE)
+# "remind me to call mom on Sunday", "don't let me forget the report is due on the 15th":
+# a future event the user asks to be reminded of (not "remind me what my wife's name is")
+_REMINDER_REQUEST = re.compile(
+    _LEAD + _ASK + r"(?:remind me|don'?t let me forget|dont let me forget|do not let me forget|"
+    r"make sure i|ping me|nudge me|set (?:a|an) (?:reminder|alarm)|add (?:a reminder|it to my "
+    r"calendar))\b(?!\s+(?:what|who|where|which|how|whether|if|of my)\b)", re.IGNORECASE)
+
+
+def unwrap_request(sentence: str) -> str:
+    """The statement a request to remember wraps ("remember that X?" -> "X.")."""
+    m = _MEMORY_REQUEST.match(sentence.strip())
+    return f"{m['rest']}." if m else sentence
+
+
+def is_reminder_request(sentence: str) -> bool:
+    return _REMINDER_REQUEST.match(sentence.strip()) is not None
+
+
+def as_plan(sentence: str) -> str:
+    """'remind me to call mom on Sunday' -> 'I will call mom on Sunday': the user's own
+    plan, so its date resolves forward and its subject is the speaker."""
+    m = _REMINDER_REQUEST.match(sentence.strip())
+    if m is None:
+        return sentence
+    rest = re.sub(r"^\s*(?:to|that|about|of)\s+", "", sentence.strip()[m.end():])
+    return f"I will {rest}" if rest else sentence
 
 
 @dataclass
@@ -208,8 +244,14 @@ def _framing_cues(text: str, words: int, cues: Cues) -> None:
 
 
 def content_sentences(text: str) -> list[str]:
-    """The statements of ``text``: its sentences minus questions, greetings and reactions."""
-    return [s for s in sentences(text) if is_content_sentence(s)]
+    """The statements of ``text``: its sentences minus questions, greetings and reactions;
+    a request to remember counts as the statement it wraps, a reminder request as content."""
+    out = []
+    for sentence in sentences(text):
+        sentence = unwrap_request(sentence)
+        if is_reminder_request(sentence) or is_content_sentence(sentence):
+            out.append(sentence)
+    return out
 
 
 def none_cues(message: Message, text: str, content: list[str], cues: Cues) -> None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from memfold.llm.cues import content_sentences
 from memfold.llm.keys import SINGLE_VALUED, fact_key, slug, speaker_subject
+from memfold.llm.templates import TemplateSet, packaged_templates
+from memfold.llm.values import normalise_value, relationship_status
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -151,6 +153,40 @@ _VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split(
 _TRANSIENT = frozenset("today tonight now moment currently".split())
 
 
+_MONTH_WORDS = ("january|february|march|april|may|june|july|august|september|october|november|"
+                "december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+
+
+def _home_key(m: re.Match[str]) -> str:
+    return "hometown" if "town" in m[0].lower() else "location"
+
+
+def _job_only(m: re.Match[str]) -> str | None:
+    """The noun phrase is a job title only when its head noun is a job word."""
+    words = m["v"].lower().split()
+    head = words[-1] if words else ""
+    return "job" if head in _JOBS or (_JOB_SUFFIX.search(head) and head not in _NOT_JOBS) \
+        or head in _JOB_HEADS else None
+
+
+def _employer_after_job(m: re.Match[str]) -> str | None:
+    """'I'm an accountant at Deloitte' -> employer Deloitte (a proper name after a job)."""
+    phrase = m[0][: m.start("v") - m.start()].lower().split()
+    job = phrase[-2] if len(phrase) >= 2 else ""
+    capital = m["v"].strip()[:1].isupper()
+    return "employer" if capital and (job in _JOBS or _JOB_SUFFIX.search(job) or job in _JOB_HEADS) else None
+
+
+def _location_after_job(m: re.Match[str]) -> str | None:
+    phrase = m[0][: m.start("v") - m.start()].lower().split()
+    job = phrase[-2] if len(phrase) >= 2 else ""
+    return "location" if job in _JOBS or _JOB_SUFFIX.search(job) or job in _JOB_HEADS else None
+
+
+_JOB_HEADS = frozenset("chef owner nurse pm intern student engineer guard driver dad mom mum "
+                       "assistant attendant clerk officer servant teacher".split())
+
+
 def _likes_key(m: re.Match[str]) -> str | None:
     value = m["v"].strip()
     if _OBJECT_PRONOUN.match(value) or len(value.split()) > 8:
@@ -164,7 +200,18 @@ def _work_in_key(m: re.Match[str]) -> str:
 
 
 def _favorite_key(m: re.Match[str]) -> str:
-    return f"likes:favorite_{m['what'].strip().lower().replace(' ', '_')}"
+    """'my favorite coffee is a cortado' -> favorite:coffee: one current value per thing."""
+    return f"favorite:{slug(m['what'])}"
+
+
+_POSSESSIONS = ("car|bike|bicycle|motorbike|motorcycle|scooter|truck|van|suv|phone|laptop|"
+                "computer|tablet|camera|watch|guitar|piano|boat|kayak|e-?bike|headphones|console")
+_VEHICLE_VERBS = {"drive": "car", "ride": "bike"}
+
+
+def _possession_key(m: re.Match[str]) -> str:
+    item = (m.groupdict().get("item") or _VEHICLE_VERBS.get(m["verb"].lower(), "item")).lower()
+    return f"possession:{slug(item)}"
 
 
 _I_AM = r"\bi(?:'m| am)\s+"
@@ -176,8 +223,26 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+" + _NAME_VALUE,
      "name", 3.0),
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
-    (_I_AM + r"(?P<v>\d{1,3})\s*(?:years? old)?[.!]*$", "age", 2.5),
-    (r"\bmy birthday is (?:on )?" + _V, "birthday", 3.0),
+    (_I_AM + r"(?P<v>\d{1,3})\s*(?:years? old)?(?: (?:btw|lol|haha|now|already|today|tbh))*[.!]*$",
+     "age", 2.5),
+    (r"\bmy birthday(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
+    (r"\bi was born on " + _V, "birthday", 3.0),
+    # "I'm on the payments team now", "I joined the platform team", "my team is growth"
+    (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w-]+(?: [\w-]+)?) "
+     r"team\b", "team", 3.0),
+    (r"\b(?:i|we) (?:just |recently |finally )?(?:joined|switched to|moved to|transferred to|"
+     r"got moved to|got transferred to) (?:the )?(?P<v>[\w-]+(?: [\w-]+)?) team\b", "team", 3.0),
+    (r"\bmy team is (?:now )?(?:the )?(?P<v>[\w-]+(?: [\w-]+)??)(?: team)?\s*(?:$|[,.!;]|now\b)",
+     "team", 3.0),
+    # "my bike is a blue Brompton", "I drive a 2015 Honda Civic"
+    (r"\bmy (?:new |current )?(?P<item>" + _POSSESSIONS + r") is (?:an? |the )?" + _V,
+     _possession_key, 3.0),
+    (r"\bi (?P<verb>drive|ride) (?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _possession_key, 2.5),
+    (_HAVE + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}?(?P<item>" + _POSSESSIONS + r"))\b",
+     _possession_key, 2.0),
+    # "I've gone vegan", "I went vegetarian last year", "I switched to keto"
+    (r"\b(?:i|we)(?:'ve| have)? (?:gone|went|turned|become|became|switched to|started|going) "
+     r"(?:fully |completely |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\bi (?:currently |now |still )?(?:live|reside)(?: just| right)? (?:in|near|"
      r"outside(?: of)?|close to|on the outskirts of) " + _V, "location", 3.0),
     (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, "location", 3.0),
@@ -246,6 +311,76 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'm (?:training|studying|hoping|working) to (?:be|become)|"
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
+    # -- everyday phrasings (written from training/corpus/facts.jsonl) --
+    (r"\b(?:home for me is|my home(?:town)? is|home is)\s+" + _V, _home_key, 2.5),
+    (r"^(?:currently |now )?(?:living|based) (?:in|out of) " + _V, "location", 2.5),
+    (r"\bi (?:was )?(?:born and raised|raised) in " + _V, "hometown", 2.5),
+    (r"\bi (?:turn|turned|just turned|will be|'ll be) (?P<v>\d{1,3})\b", "age", 2.5),
+    (_I_AM + r"(?P<v>\d{1,3})(?= and\b|,)", "age", 2.5),
+    (r"\bi was born (?:on )?(?P<v>(?:" + _MONTH_WORDS + r")\s+\d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
+     r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + _MONTH_WORDS + r")(?:,? \d{4})?)", "birthday", 3.0),
+    (r"\bmy (?:job title|title|role) is (?:an? )?" + _V, "job", 3.0),
+    (r"\bi work (?:for|at) (?P<org>[^.,!?;]+?) as (?:an? )?" + _V, "job", 3.0),
+    (r"\bi work (?:for|at) " + _V + r" as\b", "employer", 3.0),
+    (r"\bi(?:'m| am) (?:employed|hired) by (?:the )?" + _V, "employer", 3.0),
+    (r"\bi(?:'m| am) (?:employed|hired) by [^.,!?;]+? as (?:an? )?" + _V, "job", 3.0),
+    (_I_AM + r"(?:an? )?(?P<v>type [12] diabetic)\b", "health", 3.0),
+    (r"\bi (?:went to|graduated from|go to|attend) (?P<v>(?:the )?[A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,4})",
+     "education", 2.5),
+    (r"\bi work (?:[\w-]+ ){1,3}as (?:an? )?" + _V, "job", 2.5),
+    (r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:by trade|here)\b", _job_only, 2.5),
+    (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) (?P<org>[A-Z][^.,!?;]*)",
+     _job_only, 2.5),
+    (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) " + _V, _employer_after_job, 2.5),
+    (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) in (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
+     _location_after_job, 2.0),
+    (_I_AM + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+) on the (?:[\w-]+ ){1,3}team\b", _job_only, 2.5),
+    (r"\bmy hometown is " + _V, "hometown", 3.0),
+    (r"\bgrew up in " + _V, "hometown", 2.5),
+    (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
+     "diet", 3.0),
+    (r"\bi (?:have to |need to )?eat (?P<v>" + _DIETS + r")\b", "diet", 3.0),
+    (r"\b(?P<v>[A-Z][a-z]+) is my (?:native|first|mother) (?:language|tongue)\b", "language", 3.0),
+    (r"\bi (?:mostly |mainly )?speak (?P<v>[A-Z][a-z]+)\b", "language", 2.5),
+    (r"\bi have (?:an? |a severe |a bad |a mild )?(?P<v>[\w-]+(?: [\w-]+)?) allergy", "allergy", 3.0),
+    (r"\bi(?:'m| am) (?:severely |very |really |deathly )?allergic to " + _V, "allergy", 3.0),
+    (r"\bi (?:get|suffer from|have|'ve got|live with|struggle with|was diagnosed with) (?:an? )?"
+     r"(?P<v>(?:type [12] diabetes|high blood pressure|low blood pressure|migraines|chronic [\w ]+?"
+     r"pain|bad (?:knee|back|hip|shoulder)|generali[sz]ed anxiety|anxiety|depression|adhd|ocd|ptsd|"
+     r"asthma|eczema|psoriasis|ibs|crohn's|celiac(?: disease)?|arthritis|endometriosis|pcos|"
+     r"tinnitus|sleep apnea|insomnia|epilepsy|diabetes|autism|dyslexia|long covid|lupus|"
+     r"fibromyalgia|hypothyroidism|scoliosis))\b", "health", 3.0),
+    (r"\bi (?:know|can|can do|can code in|code in|program in|am fluent in|'m fluent in) "
+     r"(?P<v>(?:[A-Z][\w+#.-]*|sql|excel|python)(?:(?:,| and| &) (?:[A-Z][\w+#.-]*|sql|excel))*)"
+     r"(?: (?:pretty|really|very) well)?\b", "skill", 2.5),
+    (_I_AM + r"(?:really |pretty |very )?good (?:with|at) " + _V, "skill", 2.5),
+    (r"\bmy (?:main |big |biggest )?goal(?: this year| for (?:this|next) year)? is to " + _V, "goal", 3.0),
+    (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
+    (r"\bi (?:want|hope|plan|intend|aim|would love|'d love|'d like|would like) to " + _V, "goal", 2.0),
+    (r"\bi(?:'m| am) (?:training|saving|working) (?:up )?(?:for|towards) (?:an? |the |my )?" + _V, "goal", 2.5),
+    (r"^(?:i'?m )?not (?:a )?(?:big |huge )?fan of " + _V, "dislikes", 2.5),
+    (_I_AM + r"not (?:really |that |very )?into " + _V, "dislikes", 2.5),
+    (r"^(?P<v>[\w' -]+?) (?:are|is) (?:disgusting|gross|awful|the worst|revolting) to me\b", "dislikes", 2.5),
+    (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |real |total |biggest )?(?:weakness|go-to|"
+     r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
+    (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)\b",
+     _favorite_key, 3.0),
+    (r"^(?:my )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
+    (r"\bi (?:do|practi[cs]e|go) (?:a lot of |some |competitive )?(?P<v>[\w-]+ing(?: [\w-]+)?|"
+     r"yoga|pilates|karate|judo|crossfit|parkour|pottery|boxing|taekwondo)\b(?! (?:to|for|with|at)\b)",
+     "hobby", 2.5),
+    (r"\bi(?:'ve| have) (?:gotten|got|been getting) (?:really |super |very )?into " + _V, "hobby", 2.5),
+    (r"\bi(?:'ve| have) been (?P<v>[\w-]+ing(?: [\w-]+)?) (?:since|for)\b", "hobby", 2.5),
+    (r"^(?P<v>[\w-]+(?: [\w-]+)?) is my (?:thing|passion|hobby|obsession)\b", "hobby", 2.5),
+    (r"\bi (?:studied|majored in|did (?:a|my) (?:degree|masters|master's|phd|bachelor's) in) " + _V,
+     "education", 3.0),
+    (r"\bi (?:have|hold|got|earned) (?:an? |my )?(?P<v>(?:phd|ph\.d\.|master's|masters|mba|bachelor's|"
+     r"ba|bs|bsc|msc|ma|degree)(?: degree)? in [^.,!?;]+)", "education", 3.0),
+    (_I_AM + r"(?:a |an )?(?P<v>omnivore)\b", "diet", 3.0),
+    (r"\bi (?:keep|own|have) (?:an? |two |three )?(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"|bearded dragons?|"
+     r"axolotls?))\b", "pet", 2.0),
+    (r"\b(?:i|we) (?:own|have|bought|got) (?:an? |the )?(?P<v>(?:[\w-]+ ){0,2}?(?P<item>" + _POSSESSIONS
+     + r"|vespa|kindle|ps5|xbox|switch|tesla|macbook)(?: [\w-]+)?)\b", _possession_key, 2.0),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _i_am_a_key, 2.5),
 ]
 _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [
@@ -260,19 +395,94 @@ _UNNAMED_RELATION = re.compile(
     r" are) (?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
 
 
+_CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter".split())
+
+
+def _relation_key(rel: str, name: str) -> str:
+    """partner; child:NAME for a son or daughter (several children); family:RELATION."""
+    if rel in _PARTNERS:
+        return "partner"
+    if rel in _CHILDREN:
+        return f"child:{slug(name)}"
+    return f"family:{rel.replace(' ', '_')}"
+
+
+def _status_from_title(rel: str, speaker: str) -> list[Found]:
+    """'my wife ...' also says the speaker is married (the value is normalised from 'wife')."""
+    return [Found(speaker, "relationship_status", rel, 2.0)] if relationship_status(rel) else []
+
+
+# "my kids are Leo and Ava", "we have three kids: Noor, Idris, and baby Yasmin"
+_CHILD_LIST = re.compile(
+    r"\b(?i:my|our) (?i:kids|children|sons|daughters|boys|girls)(?i: are| names are|'s names are)\s+"
+    r"(?P<names>[A-Z][\w'-]+(?:(?:,| and|, and) (?:(?i:baby|little) )?[A-Z][\w'-]+)+)|"
+    r"\b(?i:(?:i|we)(?: have|'ve got)) (?i:\w+ )?(?i:kids|children|sons|daughters)[:,]\s+"
+    r"(?P<names2>[A-Z][\w'-]+(?:(?:,| and|, and) (?:(?i:baby|little) )?[A-Z][\w'-]+)+)")
+
+
+def _child_list_facts(sentence: str, speaker: str) -> list[Found]:
+    m = _CHILD_LIST.search(sentence)
+    if m is None:
+        return []
+    names = re.findall(r"[A-Z][\w'-]+", m["names"] or m["names2"])
+    return [Found(speaker, f"child:{slug(name)}", name, 2.5) for name in names]
+
+
+_THIRD_PERSON_VERB = re.compile(r"(?:(is|'s)|(has)|(was)|([a-z]{2,}[^s]s))\b")
+
+
+_AND_VERB = re.compile(r"(?<=\band )(?:(is)|(has)|(was)|([a-z]{2,}[^s]s))\b")
+
+
+def _first_person_verb(m: re.Match[str]) -> str:
+    if m[1]:
+        return "I'm"
+    if m[2]:
+        return "I have"
+    if m[3]:
+        return "I was"
+    word = m[0]
+    if word.endswith("ies") and len(word) > 4:
+        return f"I {word[:-3]}y"
+    if re.search(r"(?:ch|sh|ss|x|o)es$", word):
+        return f"I {word[:-2]}"
+    return f"I {word[:-1]}"
+
+
+def _as_first_person(tail: str) -> str:
+    """'is a nurse at Andela' -> "I'm a nurse at Andela"; 'lives in X and works at Y' ->
+    'I live in X and I work at Y' (the verb opening the tail and verbs after 'and')."""
+    head = _THIRD_PERSON_VERB.match(tail.strip())
+    if head is None:
+        return tail
+    rest = _AND_VERB.sub(_first_person_verb, tail.strip()[head.end():])
+    return _first_person_verb(head) + rest
+
+
+def _fallback_relation_fact(m: re.Match[str], name: str) -> list[Found]:
+    value = clean_value(m["v"])
+    if m["verb"] in ("is", "works as"):
+        key = _i_am_a_key(m) or "fact"
+    else:
+        key, value = "fact", f"{m['verb']} {value}"
+    return [Found(name, fact_key(key, value), value, 2.5)] if value else []
+
+
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
     found: list[Found] = []
     for m in _RELATION_RULE.finditer(sentence):
-        rel, name, value = m["rel"].lower(), m["name"], clean_value(m["v"])
-        found.append(Found(speaker, f"family:{rel.replace(' ', '_')}", name, 2.5))
-        if m["verb"] == "is" and value.split()[:1] and value.split()[0].lower().endswith("ing"):
+        rel, name = m["rel"].lower(), m["name"]
+        found.append(Found(speaker, _relation_key(rel, name), name, 2.5))
+        found.extend(_status_from_title(rel, speaker))
+        tail = sentence[m.start("verb"):]
+        if m["verb"] == "is" and m["v"].split()[:1] and m["v"].split()[0].lower().endswith("ing"):
             continue  # "my brother Luca is moving to Turin": an event, not a trait
-        if m["verb"] in ("is", "works as"):
-            key = _i_am_a_key(m) or "fact"
-        else:
-            key, value = "fact", f"{m['verb']} {value}"
-        found.append(Found(name, fact_key(key, value), value, 2.5))
+        # "Jonas lives in Hamburg and works at Airbus" is read as "I live in Hamburg and I
+        # work at Airbus" by the first-person rules, with Jonas as the subject
+        theirs = _rule_facts(_as_first_person(tail), name, False)
+        found += [item for item in theirs if item.subject == name and not item.key.startswith("fact")] \
+            or _fallback_relation_fact(m, name)
     if found:
         return found
     for m in _UNNAMED_RELATION.finditer(sentence):
@@ -280,9 +490,10 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
         if not value or _OBJECT_PRONOUN.match(value):
             continue
         relative = f"{speaker}'s {rel}"
-        if value[:1].isupper() and len(value.split()) <= 2:  # "my wife is Maria"
-            key = "partner" if rel in _PARTNERS else f"family:{rel.replace(' ', '_')}"
-            found.append(Found(speaker, key, value, 2.5))
+        named = "name" in m[0].lower() or " called" in m[0].lower() or " named" in m[0].lower()
+        if (value[:1].isupper() or named) and len(value.split()) <= 2:  # "my wife is Maria"
+            found.append(Found(speaker, _relation_key(rel, value), value, 2.5))
+            found.extend(_status_from_title(rel, speaker))
         elif value.lower().startswith("from "):
             found.append(Found(relative, "hometown", value[5:], 2.5))
         elif re.search(r"\d", value):
@@ -416,6 +627,7 @@ _REMEMBER_REQUEST = re.compile(
     r"take note|note down|write down|save)(?: (?:this|that|for (?:later|the future|next time)))?"
     r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
     r"fyi|heads up)(?: that)?[,:!]?\s+", re.IGNORECASE)
+_FRAGMENT_WORDS = 12
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
@@ -470,8 +682,8 @@ def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Fou
     return out
 
 
-def extract_facts(message: Message,
-                  content: list[str] | None = None) -> tuple[list[FactExtraction], float]:
+def extract_facts(message: Message, content: list[str] | None = None, *,
+                  templates: TemplateSet | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight.
 
     The weight is the FACT cue score (0 when no rule fired). A key both added and deleted
@@ -481,16 +693,56 @@ def extract_facts(message: Message,
     speaker = speaker_subject(message)
     best: dict[tuple[str, str], Found] = {}
     for sentence in content if content is not None else content_sentences(message.text):
-        if not _FIRST_PERSON_GATE.search(sentence):
-            continue  # every rule needs "I", "my" or "call me": skip the rest cheaply
+        sentence = standard_spelling(sentence)
+        # every rule needs "I", "my" or "call me", or is a short fragment ("Dentist by
+        # trade", "Favorite team: Arsenal"): skip the rest cheaply
+        if not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS:
+            continue
         sentence = _without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence))
-        for item in _sentence_facts(sentence, speaker):
+        found = _sentence_facts(sentence, speaker)
+        if not found and message.role == "user":  # a frame no rule knows: the corpus's templates
+            found = _template_facts(sentence, speaker, templates or packaged_templates())
+        for item in found:
             slot = (item.subject, item.key)
             if slot not in best or _rank(item) > _rank(best[slot]):
                 best[slot] = item
     best = _one_key_per_value(best)
     strength = max((item.weight for item in best.values()), default=0.0)
     return [_to_extraction(item, message) for item in best.values()], strength
+
+
+# casual spellings the rules (written for "I'm", "my wife's") would miss; none touches a value
+_CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, replacement in (
+    ("[\u2018\u2019]", "'"), (r"\bi\s?m\b", "i'm"), (r"\bive\b", "i've"), (r"\bdont\b", "don't"),
+    (r"\bdoesnt\b", "doesn't"), (r"\bcant\b", "can't"), (r"\bisnt\b", "isn't"),
+    (r"\bwont\b", "won't"), (r"\bdidnt\b", "didn't"), (r"\bb-?days?\b", "birthday"),
+    (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
+    (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
+     r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten)s (?=name|birthday|age|job)", r"\1's "),
+))
+
+
+def standard_spelling(sentence: str) -> str:
+    """'im', 'ive', 'dont', 'bday', 'fav', 'my wifes name': the standard spelling."""
+    for pattern, replacement in _CASUAL:
+        sentence = pattern.sub(replacement, sentence)
+    return sentence
+
+
+TEMPLATE_WEIGHT = 2.0
+
+
+def _template_facts(sentence: str, speaker: str, templates: TemplateSet) -> list[Found]:
+    """The most specific template per key; negated sentences are left to the rules."""
+    if _NEGATED.search(sentence) or re.search(r"\b(?:not|never|don't|no)\b", sentence, re.I):
+        return []
+    out: dict[str, Found] = {}
+    for template, value in templates.find(sentence):
+        value = clean_value(_ARTICLE.sub("", value), phrase=True)
+        key = template.storage_key(value)
+        if value and key.split(":")[0] not in {f.split(":")[0] for f in out}:
+            out[key] = Found(speaker, key, value, TEMPLATE_WEIGHT)
+    return list(out.values())
 
 
 def _rank(item: Found) -> tuple[bool, float]:
@@ -527,7 +779,7 @@ def _clause_facts(clause: str, speaker: str) -> list[Found]:
     rules = _rule_facts(_negation_free(clause), speaker, negated)
     if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
         rules = [item for item in rules if not item.key.startswith("pet:")]
-    return pets + _relation_facts(clause, speaker) + rules
+    return pets + _relation_facts(clause, speaker) + _child_list_facts(clause, speaker) + rules
 
 
 def _one_key_per_value(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
@@ -598,7 +850,9 @@ def _unrecognised_statement(clauses: list[str], per_clause: list[list[Found]],
 
 def _to_extraction(item: Found, message: Message) -> FactExtraction:
     action = "delete" if item.negated else "add"
-    return FactExtraction(action=action, subject=item.subject, key=item.key, value=item.value,
+    value = item.value if item.negated else normalise_value(item.key, item.value)
+    return FactExtraction(action=action, subject=item.subject, key=item.key, value=value,
+                          quote=item.value if value != item.value else "",
                           evidence_msg_id=message.msg_id,
                           reason=f"stated by {message.speaker} (rule weight {item.weight:g})")
 

@@ -17,11 +17,14 @@ from memfold.models import Message
 SINGLE_VALUED = frozenset({
     "name", "age", "birthday", "location", "hometown", "nationality", "job", "employer",
     "education", "diet", "partner", "relationship_status", "identity", "religion", "language",
+    "team",
 })
 MULTI_VALUED = frozenset({
     "likes", "dislikes", "hobby", "pet", "allergy", "family", "goal", "health", "skill",
-    "possession", "trait", "plan", "preference",
+    "possession", "trait", "plan", "preference", "child",
 })
+# keyed by a thing, one current value each: favorite:coffee, possession:car, pet:dog, child:mia
+KEYED_FAMILIES = frozenset({"favorite", "possession", "pet", "child", "family"})
 FALLBACK_KEY = "fact"
 
 _SYNONYMS = {
@@ -39,14 +42,16 @@ _SYNONYMS = {
     "allergies": "allergy", "pets": "pet", "spouse": "partner", "husband": "partner",
     "wife": "partner", "girlfriend": "partner", "boyfriend": "partner",
     "hobbies": "hobby", "interest": "hobby", "interests": "hobby", "activity": "hobby",
-    "preferences": "preference", "like": "likes", "favorite": "likes",
-    "favourite": "likes", "loves": "likes", "dislike": "dislikes", "hates": "dislikes",
+    "preferences": "preference", "like": "likes", "favourite": "favorite", "fav": "favorite",
+    "loves": "likes", "dislike": "dislikes", "hates": "dislikes",
     "goals": "goal", "aspiration": "goal", "ambition": "goal",
-    "children": "family", "kids": "family", "sibling": "family", "siblings": "family",
+    "sibling": "family", "siblings": "family",
     "gender": "identity", "pronouns": "identity", "gender_identity": "identity",
     "marital_status": "relationship_status", "languages": "language",
     "health_condition": "health", "medical": "health", "skills": "skill",
-    "birth_date": "birthday", "date_of_birth": "birthday",
+    "birth_date": "birthday", "date_of_birth": "birthday", "bday": "birthday",
+    "department": "team", "squad": "team", "son": "child", "daughter": "child",
+    "children": "child", "kids": "child", "car": "possession:car", "bike": "possession:bike",
 }
 
 _NON_KEY = re.compile(r"[^a-z0-9_]+")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -27,6 +28,7 @@ from memfold.errors import InvalidInputError
 from memfold.llm.base import RouteContext
 from memfold.llm.cues import (
     Cues,
+    as_plan,
     content_sentences,
     document_cues,
     event_cues,
@@ -36,8 +38,10 @@ from memfold.llm.cues import (
     none_cues,
 )
 from memfold.llm.facts import extract_facts
+from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
+from memfold.llm.route_features import route_cue_vector
 from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
 from memfold.timeexpr import TimeRef, resolve_event_time
 
@@ -49,18 +53,34 @@ _PROTO_CACHE: dict[str, np.ndarray] = {}
 _PROTO_LOCK = threading.Lock()
 
 
+@dataclass
+class Analysis:
+    """The cues' reading of one message: scores and reasons, extracted facts, the
+    resolved time, the content sentences, the subject and the head's cue features."""
+
+    cues: Cues
+    facts: list[FactExtraction]
+    when: TimeRef | None
+    content: list[str]
+    subject: str
+    cue_vector: np.ndarray
+
+
 class OfflineBackend:
     """Deterministic router backend: heuristics + the local embedding model."""
 
     name = "offline"
 
     def __init__(self, embedder: Embedder | None = None, *, embedding_weight: float = 4.0,
-                 top_k: int = 3, prototypes: dict[str, tuple[str, ...]] | None = None) -> None:
+                 top_k: int = 3, prototypes: dict[str, tuple[str, ...]] | None = None,
+                 head: LinearHead | None | bool = True) -> None:
         self._embedder = embedder
         self.embedding_weight = embedding_weight
         self.top_k = top_k
         self._prototypes = prototypes or PROTOTYPES
         self._labels = [kind for kind in KINDS for _ in self._prototypes.get(kind, ())]
+        # True: the packaged head when it fits the embedder; a head: that one; False/None: cues
+        self._head = packaged_head("router_head") if head is True else (head or None)
 
     def complete_json(self, system: str, user: str, schema: type[T], *,
                       fallback: Callable[[], T]) -> T:
@@ -74,9 +94,19 @@ class OfflineBackend:
                    contexts: Sequence[RouteContext]) -> list[RouteDecision]:
         if len(messages) != len(contexts):
             raise InvalidInputError(f"{len(messages)} messages but {len(contexts)} contexts")
-        similarities = self._similarities(messages, contexts)
-        return [self._decide(message, context, None if similarities is None else similarities[row])
+        matrix = self._vectors(messages, contexts)
+        head = self._usable_head(matrix)
+        similarities = None if matrix is None else self._similarities(matrix)
+        return [self._decide(message, context,
+                             None if similarities is None else similarities[row],
+                             None if head is None or matrix is None else matrix[row])
                 for row, (message, context) in enumerate(zip(messages, contexts))]
+
+    def _usable_head(self, matrix: np.ndarray | None) -> LinearHead | None:
+        if self._head is None or matrix is None or self._embedder is None:
+            return None
+        fits = self._head.labels == KINDS and self._head.accepts(self._embedder.name, matrix.shape[1])
+        return self._head if fits else None
 
     # -- embeddings ----------------------------------------------------------------------------
 
@@ -89,9 +119,9 @@ class OfflineBackend:
                 _PROTO_CACHE[key] = np.asarray(self._embedder.embed(list(texts)), dtype=np.float32)
             return _PROTO_CACHE[key]
 
-    def _similarities(self, messages: Sequence[Message],
-                      contexts: Sequence[RouteContext]) -> np.ndarray | None:
-        """(n, 4): per class, the mean of the top-k prototype cosines, centred per message."""
+    def _vectors(self, messages: Sequence[Message],
+                 contexts: Sequence[RouteContext]) -> np.ndarray | None:
+        """(n, dim): the facade's vectors; only messages that arrive without one are embedded."""
         if self._embedder is None or not messages:
             return None
         vectors = [context.embedding for context in contexts]
@@ -100,7 +130,15 @@ class OfflineBackend:
             fresh = self._embedder.embed([messages[row].indexed_text() for row in missing])
             for row, vector in zip(missing, fresh):
                 vectors[row] = vector
-        matrix = np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+        return np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+
+    def prototype_similarities(self, matrix: np.ndarray) -> list[np.ndarray | None]:
+        """Per row, the centred prototype similarities (None rows when dimensions differ)."""
+        out = self._similarities(np.asarray(matrix, dtype=np.float32))
+        return [None] * len(matrix) if out is None else list(out)
+
+    def _similarities(self, matrix: np.ndarray) -> np.ndarray | None:
+        """(n, 4): per class, the mean of the top-k prototype cosines, centred per message."""
         protos = self._prototype_matrix()
         if matrix.shape[1] != protos.shape[1]:
             log.warning("embedding dim %d != prototype dim %d; routing on cues only",
@@ -108,7 +146,7 @@ class OfflineBackend:
             return None
         cosines = matrix @ protos.T
         labels = np.asarray(self._labels)
-        out = np.zeros((len(messages), len(KINDS)), dtype=np.float32)
+        out = np.zeros((matrix.shape[0], len(KINDS)), dtype=np.float32)
         for col, kind in enumerate(KINDS):
             part = cosines[:, labels == kind]
             if part.shape[1]:
@@ -118,8 +156,11 @@ class OfflineBackend:
 
     # -- decision --------------------------------------------------------------------------------
 
-    def _decide(self, message: Message, context: RouteContext,
-                similarity: np.ndarray | None) -> RouteDecision:
+    def analyse(self, message: Message, context: RouteContext | None = None,
+                similarity: np.ndarray | None = None) -> Analysis:
+        """Everything the cues say about ``message``, before any class is chosen
+        (``similarity``: its centred prototype similarities, a cue feature of the head)."""
+        context = context or RouteContext()
         cues = Cues()
         text = message.text
         content = content_sentences(text)
@@ -132,25 +173,41 @@ class OfflineBackend:
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
         # dates are read from the speaker's statements only: "How was your trip last month?"
-        # dates nothing, and a text pasted for editing keeps its dates to itself
+        # dates nothing, and a text pasted for editing keeps its dates to itself; a reminder
+        # request is read as the plan it is ("remind me to X on Sunday": next Sunday)
+        plans = [as_plan(sentence) for sentence in content]
         when = None if is_reference or not content or cues.pasted_text else resolve_event_time(
-            " ".join(content), message.ts)
-        if when is not None and when.end > message.ts and is_personal_plan(content):
+            " ".join(plans), message.ts)
+        plan = when is not None and when.end > message.ts and is_personal_plan(plans)
+        if plan and when is not None:
             cues.add("EVENT", 1.0, f"planned for '{when.expression}'")
         if when is not None and content:
             # a date makes an action an event; on its own ("so tired today") it is a hint
             weight = 2.0 if cues.scores["EVENT"] > 0 else 0.75
             cues.add("EVENT", weight, f"time '{when.expression}'")
-        subject = event_subject(content, speaker_subject(message),
+        subject = event_subject(plans, speaker_subject(message),
                                 "user" if message.role == "assistant" else None)
         if message.role == "assistant":
             _assistant_cues(message, content, when, subject, cues)
-        scores = np.array([cues.scores[kind] for kind in KINDS], dtype=np.float32)
-        if similarity is not None:
-            scores = scores + self.embedding_weight * similarity
-            cues.reasons.append("prototypes: " + ", ".join(
-                f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
-        return self._build(message, scores, cues.reasons, facts, when, content, subject)
+        vector = route_cue_vector(
+            message, cues, fact_strength=strength, facts=len(facts), has_time=when is not None,
+            time_ahead=when is not None and when.end > message.ts, personal_plan=plan,
+            content_sentences=len(content), prototypes=similarity)
+        return Analysis(cues, facts, when, content, subject, vector)
+
+    def _decide(self, message: Message, context: RouteContext, similarity: np.ndarray | None,
+                embedding: np.ndarray | None = None) -> RouteDecision:
+        a = self.analyse(message, context, similarity)
+        if embedding is not None and self._head is not None:
+            scores = self._head.logits(embedding[None, :], a.cue_vector[None, :])[0]
+            a.cues.reasons.append(_head_reason(self._head, a.cue_vector, KINDS[int(np.argmax(scores))]))
+        else:
+            scores = np.array([a.cues.scores[kind] for kind in KINDS], dtype=np.float32)
+            if similarity is not None:
+                scores = scores + self.embedding_weight * similarity
+                a.cues.reasons.append("prototypes: " + ", ".join(
+                    f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
+        return self._build(message, scores, a.cues.reasons, a.facts, a.when, a.content, a.subject)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
                facts: list[FactExtraction], when: TimeRef | None,
@@ -165,6 +222,12 @@ class OfflineBackend:
         kept = facts if kind in ("FACT", "EVENT") else []
         return RouteDecision(msg_id=message.msg_id, kind=kind, confidence=round(confidence, 4),
                              facts=kept, event=event, reasons=reasons, backend=self.name)
+
+
+def _head_reason(head: LinearHead, cue_vector: np.ndarray, label: str) -> str:
+    """The learned head's verdict, with the cues that pushed it most."""
+    top = [f"{name}{value:+.1f}" for name, value in head.cue_contributions(cue_vector, label)[:3]]
+    return f"head: {label} ({', '.join(top)})"
 
 
 def _against_profile(facts: list[FactExtraction], context: RouteContext) -> list[FactExtraction]:

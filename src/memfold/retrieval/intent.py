@@ -14,14 +14,18 @@ for the weights and falls back to the heuristics on any backend error.
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal, Protocol, runtime_checkable
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from memfold.embed.base import Embedder
 from memfold.errors import BackendError
 from memfold.llm.base import JsonCompleter
+from memfold.llm.head import LinearHead, packaged_head
 from memfold.models import utcnow
 from memfold.timeexpr import resolve_query_range
 
@@ -98,6 +102,50 @@ _PRIOR: dict[Intent, float] = {"fact": 0.0, "temporal": 0.0, "semantic": 0.5}
 RANGE_BONUS = 2.0  # a resolvable time range is the strongest temporal cue
 
 
+# "what's coming up?", "anything planned?": the future is the range, though no date is named
+_UPCOMING = re.compile(
+    r"\b(?:coming up|upcoming|up next|(?:do|have) i (?:got |have )?(?:anything|something) "
+    r"(?:planned|scheduled|booked|on)|(?:planned|scheduled|booked) (?:for|next)|on my (?:calendar|"
+    r"schedule|agenda)|what(?:'s| is) (?:next|ahead)|any (?:plans|appointments|deadlines|reminders))\b",
+    re.IGNORECASE)
+UPCOMING_DAYS = 60
+INTENT_CUES: tuple[str, ...] = ("fact_cues", "temporal_cues", "semantic_cues", "has_range",
+                                "upcoming", "starts_when", "mentions_me", "log_words")
+_STARTS_WHEN = re.compile(r"^\W*(?:when|what time|what day|what date|how long)\b", re.IGNORECASE)
+_MENTIONS_ME = re.compile(r"\b(?:i|im|i'm|my|me|mine|myself)\b", re.IGNORECASE)
+
+
+def _cue_scores(query: str, time_range: tuple[datetime, datetime] | None) -> dict[str, float]:
+    scores = dict(_PRIOR)
+    for intent, cues in (("fact", _FACT), ("temporal", _TEMPORAL), ("semantic", _SEMANTIC)):
+        scores[intent] += _WEIGHTS[intent] * sum(1 for cue in cues if cue.search(query))
+    if time_range is not None:
+        scores["temporal"] += RANGE_BONUS
+    return scores
+
+
+def asks_upcoming(query: str) -> bool:
+    return bool(_UPCOMING.search(query))
+
+
+def query_range(query: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The range the query names, or the coming weeks for "what's coming up?"."""
+    named = resolve_query_range(query, now)
+    if named is None and _UPCOMING.search(query):
+        return now, now + timedelta(days=UPCOMING_DAYS)
+    return named
+
+
+def intent_cue_vector(query: str, now: datetime) -> np.ndarray:
+    """The learned head's cue features for ``query`` (``INTENT_CUES`` order)."""
+    named = resolve_query_range(query, now)
+    scores = _cue_scores(query, named)
+    return np.asarray([
+        scores["fact"], scores["temporal"], scores["semantic"], float(named is not None),
+        float(bool(_UPCOMING.search(query))), float(bool(_STARTS_WHEN.search(query))),
+        float(bool(_MENTIONS_ME.search(query))), math.log1p(len(query.split()))], dtype=np.float32)
+
+
 class HeuristicIntentClassifier:
     """Offline cues + time-range resolution; deterministic and fast."""
 
@@ -105,13 +153,36 @@ class HeuristicIntentClassifier:
 
     def classify(self, query: str, now: datetime | None = None) -> QueryIntent:
         now = now or utcnow()
-        time_range = resolve_query_range(query, now)
-        scores = dict(_PRIOR)
-        for intent, cues in (("fact", _FACT), ("temporal", _TEMPORAL), ("semantic", _SEMANTIC)):
-            scores[intent] += _WEIGHTS[intent] * sum(1 for cue in cues if cue.search(query))
-        if time_range is not None:
-            scores["temporal"] += RANGE_BONUS
+        time_range = query_range(query, now)
+        scores = _cue_scores(query, time_range)
         return QueryIntent(weights=normalise(scores), time_range=time_range, classifier=self.name)
+
+
+class LearnedIntentClassifier:
+    """The packaged head (``memfold/data/intent_head.npz``) over the query's embedding and
+    the heuristic cues; the heuristics answer alone for an embedder the head does not fit.
+
+    The query's embedding is the one recall computes anyway (single texts are cached)."""
+
+    name = "learned"
+
+    def __init__(self, embedder: Embedder, head: LinearHead | None = None,
+                 fallback: IntentClassifier | None = None) -> None:
+        self.embedder = embedder
+        self.head = head if head is not None else packaged_head("intent_head")
+        self.fallback = fallback or HeuristicIntentClassifier()
+
+    def classify(self, query: str, now: datetime | None = None) -> QueryIntent:
+        now = now or utcnow()
+        if self.head is None or self.head.embedders and self.embedder.name not in self.head.embedders:
+            return self.fallback.classify(query, now)
+        [vector] = self.embedder.embed([query])
+        if len(vector) != self.head.embedding_dim:
+            return self.fallback.classify(query, now)
+        probs = self.head.probabilities(np.asarray(vector)[None, :], intent_cue_vector(query, now)[None, :])[0]
+        weights = {label: float(p) for label, p in zip(self.head.labels, probs)}
+        return QueryIntent(weights=normalise(weights), time_range=query_range(query, now),
+                           classifier=self.name)
 
 
 def normalise(scores: dict[Intent, float] | dict[str, float]) -> dict[str, float]:

@@ -41,7 +41,8 @@ from memfold.errors import ConfigError, InvalidInputError
 from memfold.models import ArchiveItem, Event, Note, ProfileFact, RecallItem, RecallResult, utcnow
 from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
-from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent
+from memfold.llm.facts import standard_spelling
+from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent, asks_upcoming
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, LexicalSearch, RowInfo
 from memfold.retrieval.updates import (
     asks_about_the_past,
@@ -118,6 +119,11 @@ KEY_CUES = {
     "family": "family sister brother kids children mother father parents", "hobby": "hobby hobbies free time enjoy",
     "likes": "like likes love loves favourite favorite enjoy", "preference": "prefer prefers preference want always",
     "language": "speak speaks language languages", "nationality": "nationality citizen country",
+    "team": "team squad department work", "favorite": "favorite favourite fave best like love",
+    "possession": "own have drive ride use car bike phone", "child": "kid kids child children son daughter",
+    "relationship_status": "married single engaged divorced relationship", "skill": "skill skills can good know",
+    "goal": "goal goals want plan dream trying", "health": "health condition medical diagnosed",
+    "dislikes": "dislike dislikes hate hates like", "religion": "religion religious faith",
 }
 _TOPICLESS = "discuss discussed talk talked say said tell told mention mentioned chat happen happened going on up"
 
@@ -174,7 +180,7 @@ class Retriever:
         intent = self.intents.classify(query, now)
         lexical = self.lexical.search(user_id, query, self.settings.candidates)
         names = named_subjects(query, lexical.subjects)
-        only_time = intent.time_range is not None and self._only_time(query, now)
+        only_time = intent.time_range is not None and (asks_upcoming(query) or self._only_time(query, now))
         pool = _Pool()
         # only the best memories are read from the archive; dedup against other stores may
         # drop some, hence the margin
@@ -183,7 +189,8 @@ class Retriever:
         facts = self.stores.profile.list(user_id) if intent.weight("fact") >= self.settings.store_floor else None
         if facts is not None:
             self._profile_candidates(pool, query, facts, intent, names)
-        if intent.time_range is not None:
+        if intent.time_range is not None or intent.weight("temporal") >= self.settings.store_floor:
+            # "when is my dentist appointment?": no range, but the event log holds the answer
             self._event_candidates(pool, query, user_id, intent, names, only_time)
         self._semantic_candidates(pool, query, user_id, intent, names)
         items = deduplicate(sorted(pool.entries.values(), key=lambda c: -c.score), k)
@@ -276,7 +283,7 @@ class Retriever:
 
     def _profile_candidates(self, pool: _Pool, query: str, facts: Sequence[ProfileFact],
                             intent: QueryIntent, names: set[str]) -> None:
-        terms = self._topic_terms(query, names)
+        terms = self._topic_terms(standard_spelling(query), names)  # "whats my wifes name"
         for fact in facts:
             about = fact.subject.lower() in names
             cues = KEY_CUES.get(fact.key.split(":", 1)[0], "")
@@ -292,7 +299,9 @@ class Retriever:
         last week?") every one of them answers it; otherwise an event must share a word."""
         terms = self._topic_terms(query, names)
         start, end = intent.time_range or (None, None)
-        for event in self.stores.events.range(user_id, start=start, end=end, limit=self.settings.candidates):
+        # without a range every event may answer "when ...?"; the topic words pick them
+        limit = self.settings.candidates if intent.time_range is not None else None
+        for event in self.stores.events.range(user_id, start=start, end=end, limit=limit):
             match = 1.0 if only_time else self._overlap(terms, f"{event.subject} {event.text}")
             if match == 0:
                 continue

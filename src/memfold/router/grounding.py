@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from memfold.llm.keys import speaker_subject
+from memfold.llm.values import normalise_value
 from memfold.models import FactExtraction, Message
 
 _STOP = frozenset(
@@ -35,6 +36,12 @@ def content_words(text: str) -> set[str]:
     return {_fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
+def _normalised_quote(fact: FactExtraction, said: set[str]) -> bool:
+    """The value is the normalised spelling of words the message says ('June 3' for 'june 3rd')."""
+    return bool(fact.quote) and content_words(fact.quote) <= said and \
+        normalise_value(fact.key, fact.quote) == fact.value
+
+
 def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
     """Why ``fact`` is not supported by ``message``'s words, or None when it is."""
     said = content_words(message.indexed_text())
@@ -46,7 +53,7 @@ def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
             return "delete without any negation in the message"
     elif not value_words:
         return f"value {fact.value!r} has no content words"
-    elif not value_words <= said:
+    elif not value_words <= said and not _normalised_quote(fact, said):
         missing = sorted(value_words - said)
         return f"value words {missing} are not in the message"
     speaker = speaker_subject(message)

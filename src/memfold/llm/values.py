@@ -1,0 +1,133 @@
+"""Normalised profile values: one spelling per value, whatever the user typed.
+
+"my bday is june 3rd" and "Birthday: 3 June" both store ``birthday = "June 3"``; "im
+vegan now" stores ``diet = "vegan"``; "my wifes name is priya" stores ``partner = "Priya"``.
+A stored value is then comparable across messages (a repeat merges its evidence, a change
+is a real change) and readable in the prompt.
+
+Grounding (``router.grounding``) accepts a normalised value only when it is exactly what
+:func:`normalise_value` makes of words that are in the message (the fact's ``quote``): a
+model cannot pass off an unsaid value as a normalisation.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONTHS = ("january february march april may june july august september october november "
+           "december").split()
+_MONTH_ALIASES = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
+_MONTH = r"(?P<month>" + "|".join(sorted({*_MONTHS, *_MONTH_ALIASES}, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?"
+_DATE_FORMS = (
+    re.compile(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.IGNORECASE),
+    re.compile(r"\b(?:the\s+)?" + _DAY + r"(?:\s+of)?\s+" + _MONTH + r"\b" + _YEAR, re.IGNORECASE),
+)
+DIETS = {
+    "vegan": "vegan", "plant based": "vegan", "plant-based": "vegan",
+    "vegetarian": "vegetarian", "veggie": "vegetarian", "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian", "keto": "keto", "ketogenic": "keto", "paleo": "paleo",
+    "gluten free": "gluten-free", "gluten-free": "gluten-free", "celiac": "gluten-free",
+    "dairy free": "dairy-free", "dairy-free": "dairy-free", "kosher": "kosher", "halal": "halal",
+    "omnivore": "omnivore", "lactose intolerant": "lactose-free", "lactose-intolerant": "lactose-free",
+}
+NAME_KEYS = frozenset({"name", "partner"})
+NAME_FAMILIES = frozenset({"child", "family"})
+LOWER_FAMILIES = frozenset({"job", "team", "allergy", "health", "relationship_status"})
+PLACE_KEYS = frozenset({"location", "hometown", "employer", "education", "nationality",
+                        "religion", "language"})
+_FILLER = re.compile(
+    r"^(?:(?:a|an|the|my|our|currently|now|just|still|also|really)\s+)+|"
+    r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw))+$",
+    re.IGNORECASE)
+_TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
+
+
+def birthday(raw: str) -> str | None:
+    """'june 3rd' -> 'June 3'; 'the 9th of August 1990' -> 'August 9 1990'."""
+    for form in _DATE_FORMS:
+        m = form.search(raw)
+        if m is None:
+            continue
+        name = m["month"].lower().rstrip(".")
+        month = _MONTH_ALIASES.get(name, name)
+        day = int(m["day"])
+        if 1 <= day <= 31:
+            year = f" {m['year']}" if m["year"] else ""
+            return f"{month.capitalize()} {day}{year}"
+    return None
+
+
+# "I eat chicken and fish now" after "not vegetarian anymore": meat means no restricted diet
+_EATS_MEAT = re.compile(r"\b(?:eat|eating|eats|having|have)\b(?: \w+){0,3}? (?:meat|chicken|beef|pork|"
+                        r"steak|bacon|burgers?|lamb|turkey|everything|anything)\b")
+
+
+def diet(raw: str) -> str | None:
+    low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
+    if _EATS_MEAT.search(low) and not re.search(r"\b(?:no|not|don't|dont|never)\b", low):
+        return "omnivore"
+    for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0])):
+        if re.search(rf"\b{re.escape(said)}\b", low):
+            return value
+    return None
+
+
+_STATUS = {"wife": "married", "husband": "married", "spouse": "married", "fiance": "engaged",
+           "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged"}
+
+
+def relationship_status(raw: str) -> str | None:
+    """'my wife' -> married, 'my fiancée' -> engaged (the partner's title says the status)."""
+    words = raw.lower().split()
+    return _STATUS.get(words[-1]) if words else None
+
+
+def proper(raw: str) -> str:
+    """'priya' -> 'Priya', 'san jose' -> 'San Jose'; a value with capitals is kept as typed."""
+    if any(ch.isupper() for ch in raw):
+        return raw
+    return " ".join(word[:1].upper() + word[1:] for word in raw.split())
+
+
+_COUNTS = frozenset("a an one two three four five six seven eight nine ten several some many".split())
+
+
+def _looks_like_name(value: str) -> bool:
+    """'ana', 'Jo Ann': a name; 'three kids', '2 sisters': a count, not a name."""
+    words = value.split()
+    return 0 < len(words) <= 3 and words[0].lower() not in _COUNTS and not any(c.isdigit() for c in value)
+
+
+def _bare(raw: str) -> str:
+    """Without leading articles and trailing fillers or punctuation, to a fixed point."""
+    value = raw.strip()
+    while True:
+        stripped = _TRAILING_PUNCT.sub("", _FILLER.sub("", value)).strip()
+        if stripped == value:
+            return value
+        value = stripped
+
+
+def normalise_value(key: str, raw: str) -> str:
+    """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
+    family = key.split(":", 1)[0]
+    value = _bare(raw)
+    if family == "birthday":
+        return birthday(value) or value
+    if family == "age":
+        digits = re.search(r"\d{1,3}", value)
+        return digits[0] if digits else value
+    if family == "diet":
+        return diet(value) or value.lower()
+    if family == "relationship_status":
+        return relationship_status(value) or value.lower()
+    if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
+            family == "pet" and value[:1].isupper()):
+        return proper(value)
+    if family in LOWER_FAMILIES:
+        return value.lower()
+    if family in PLACE_KEYS:
+        return proper(value)
+    return value  # likes, hobbies, possessions: as typed ("Radiohead", "blue Brompton")

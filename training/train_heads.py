@@ -1,0 +1,197 @@
+"""Train the router head and the query-intent head from ``training/corpus/``.
+
+    .venv/bin/python training/train_heads.py            # writes src/memfold/data/*_head.npz
+    .venv/bin/python training/train_heads.py --check    # retrain and compare with the shipped heads
+
+Reproducible: the corpus files are read in a fixed order, the embedder is memfold's
+default (MiniLM, q8), the trainer is full-batch Adam from a seeded start, and the
+manifest (``training/heads.json``) records the corpus's sha256 and the validation figures.
+
+Validation: 15% of the corpus (chosen by a hash of each line's id) is held back to pick the
+L2 strength; the shipped head is then trained on the whole corpus. The held-out sets in
+``benchmarks/data/assistant_*_heldout.jsonl`` are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from memfold.config import Settings, build_embedder
+from memfold.llm.cues import sentences, unwrap_request
+from memfold.llm.facts import standard_spelling
+from memfold.llm.head import LinearHead, train_head
+from memfold.llm.templates import PER_VALUE, Template, TemplateSet, framed, tokens
+from memfold.llm.offline import KINDS, OfflineBackend
+from memfold.llm.route_features import ROUTE_CUES
+from memfold.models import Message
+from memfold.retrieval.intent import INTENT_CUES, INTENTS, intent_cue_vector
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "training" / "corpus"
+ROUTING_FILES = ("facts.jsonl", "events.jsonl", "documents.jsonl", "none.jsonl")
+# the split the old cue rules were written on (two-person chat as well as assistant chat);
+# benchmarks/data/routing.jsonl and routing_holdout.jsonl stay held out
+EXTRA_ROUTING = (ROOT / "benchmarks" / "data" / "routing_dev.jsonl",)
+INTENT_FILE = "intent.jsonl"
+OUT = ROOT / "src" / "memfold" / "data"
+MANIFEST = ROOT / "training" / "heads.json"
+# the corpus's "now": its relative dates ("next friday") resolve against it
+CORPUS_NOW = datetime(2026, 6, 15, 12, 0, tzinfo=timezone.utc)
+SEED = 20261201
+L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2)
+ACCEPTED_EMBEDDERS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8", "all-MiniLM-L6-v2-q8")
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                sys.exit(f"{path}:{number}: not JSON: {exc}")
+    return rows
+
+
+def is_validation(row_id: str) -> bool:
+    return int(hashlib.sha256(row_id.encode()).hexdigest(), 16) % 100 < 15
+
+
+def routing_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
+    rows = [row for name in ROUTING_FILES for row in read_jsonl(CORPUS / name)]
+    rows += [row for path in EXTRA_ROUTING for row in read_jsonl(path)]
+    messages = [Message(msg_id=str(row["id"]), user_id="train", role=row.get("role", "user"),
+                        speaker=str(row.get("speaker") or "user"), text=str(row["text"]),
+                        ts=CORPUS_NOW) for row in rows]
+    backend = OfflineBackend(embedder, head=False)  # type: ignore[arg-type]
+    vectors = np.asarray(embedder.embed([m.indexed_text() for m in messages]))  # type: ignore[attr-defined]
+    similarities = backend.prototype_similarities(vectors)
+    cues = np.stack([backend.analyse(m, similarity=sim).cue_vector for m, sim in zip(messages, similarities)])
+    targets = [KINDS.index(str(row["label"])) for row in rows]
+    return vectors, cues, targets, [str(row["id"]) for row in rows]
+
+
+def intent_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
+    rows = read_jsonl(CORPUS / INTENT_FILE)
+    queries = [str(row["query"]) for row in rows]
+    cues = np.stack([intent_cue_vector(q, CORPUS_NOW) for q in queries])
+    vectors = np.asarray(embedder.embed(queries))  # type: ignore[attr-defined]
+    targets = [INTENTS.index(row["label"]) for row in rows]  # type: ignore[arg-type]
+    return vectors, cues, targets, [str(row["id"]) for row in rows]
+
+
+def fit(name: str, data: tuple[np.ndarray, np.ndarray, list[int], list[str]],
+        labels: tuple[str, ...], cue_names: tuple[str, ...]) -> tuple[LinearHead, dict[str, object]]:
+    vectors, cues, targets, ids = data
+    y = np.asarray(targets)
+    held = np.asarray([is_validation(i) for i in ids])
+    kwargs = {"labels": labels, "cue_names": cue_names, "embedders": ACCEPTED_EMBEDDERS, "seed": SEED}
+    scores = {}
+    for l2 in L2_GRID:
+        head = train_head(vectors[~held], cues[~held], y[~held], l2=l2, **kwargs)  # type: ignore[arg-type]
+        predicted = head.logits(vectors[held], cues[held]).argmax(axis=1)
+        scores[l2] = float((predicted == y[held]).mean())
+    best = max(L2_GRID, key=lambda l2: (scores[l2], -l2))
+    head = train_head(vectors, cues, y, l2=best, **kwargs)  # type: ignore[arg-type]
+    report = {"examples": len(y), "per_label": {lab: int((y == i).sum()) for i, lab in enumerate(labels)},
+              "validation_examples": int(held.sum()),
+              "validation_accuracy_by_l2": {str(k): round(v, 4) for k, v in scores.items()},
+              "l2": best, "train_accuracy": round(float(
+                  (head.logits(vectors, cues).argmax(axis=1) == y).mean()), 4)}
+    print(f"{name}: {report}")
+    return head, report
+
+
+def template_candidates(rows: list[dict[str, object]]) -> set[Template]:
+    """Every (left, right, key) frame around a labelled value found verbatim in its message."""
+    out: set[Template] = set()
+    for row in rows:
+        speaker = str(row.get("speaker") or "user")
+        for fact in row.get("facts") or []:  # type: ignore[attr-defined]
+            if fact["subject"] not in ("user", speaker):
+                continue  # templates state the speaker's own facts
+            family = fact["key"].split(":", 1)[0]
+            key = family if family in PER_VALUE else fact["key"]
+            value = [w.lower() for w in tokens(str(fact["value"]))]
+            for low in (framed(tokens(s)) for s in _sentences_of(str(row["text"]))):
+                for i in range(1, len(low) - len(value)):
+                    if low[i:i + len(value)] != value:
+                        continue
+                    j = i + len(value)
+                    for left in (1, 2, 3):
+                        for right in (1, 2):
+                            if i - left >= 0 and j + right <= len(low):
+                                out.add(Template(tuple(low[i - left:i]), tuple(low[j:j + right]), key))
+    return out
+
+
+def _sentences_of(text: str) -> list[str]:
+    return [standard_spelling(unwrap_request(s)) for s in sentences(text)]
+
+
+def _fires_correctly(template: Template, value: str, row: dict[str, object]) -> bool:
+    key = template.storage_key(value)
+    want = [str(f["value"]).lower() for f in row.get("facts") or []  # type: ignore[attr-defined]
+            if (f["key"] == key or (template.key in PER_VALUE and f["key"].split(":")[0] == template.key))]
+    return value.lower() in want
+
+
+def induce_templates(rows: list[dict[str, object]], *, min_precision: float = 0.8) -> TemplateSet:
+    """Candidates kept when precise over every corpus sentence (fact lines and the rest)."""
+    candidates = TemplateSet(template_candidates(rows))
+    hits: dict[Template, list[int]] = {t: [0, 0] for t in candidates.templates}
+    for row in rows:
+        for sentence in _sentences_of(str(row["text"])):
+            for template, value in candidates.find(sentence):
+                hits[template][0 if _fires_correctly(template, value, row) else 1] += 1
+    kept = [Template(t.left, t.right, t.key, good / (good + bad), good)
+            for t, (good, bad) in hits.items() if good and good / (good + bad) >= min_precision]
+    return TemplateSet(sorted(kept, key=lambda t: (t.key, t.left, t.right)))
+
+
+def template_data() -> list[dict[str, object]]:
+    rows = [row for name in ROUTING_FILES for row in read_jsonl(CORPUS / name)]
+    return [row for row in rows if row.get("role", "user") == "user"]
+
+
+def corpus_digest() -> str:
+    digest = hashlib.sha256()
+    for path in (*(CORPUS / n for n in ROUTING_FILES), *EXTRA_ROUTING, CORPUS / INTENT_FILE):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true",
+                        help="train, then compare with the shipped heads instead of writing")
+    args = parser.parse_args()
+    embedder = build_embedder(Settings(embedder="minilm-q8"))
+    router, router_report = fit("router", routing_data(embedder), KINDS, ROUTE_CUES)
+    intent, intent_report = fit("intent", intent_data(embedder), INTENTS, INTENT_CUES)
+    if args.check:
+        for name, head in (("router_head", router), ("intent_head", intent)):
+            shipped = LinearHead.load(OUT / f"{name}.npz")
+            gap = float(np.abs(shipped.weights - head.weights).max())
+            print(f"{name}: largest weight difference from the shipped head {gap:.2e}")
+        return
+    templates = induce_templates(template_data())
+    print(f"templates: {len(templates)} kept")
+    meta = {"corpus_sha256": corpus_digest(), "seed": SEED, "embedder": embedder.name}
+    (OUT / "fact_templates.json").write_text(templates.to_json() + "\n", encoding="utf-8")
+    router.save(OUT / "router_head.npz", meta=meta)
+    intent.save(OUT / "intent_head.npz", meta=meta)
+    MANIFEST.write_text(json.dumps({**meta, "router": router_report, "intent": intent_report},
+                                   indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {OUT / 'router_head.npz'}, {OUT / 'intent_head.npz'}, {MANIFEST}")
+
+
+if __name__ == "__main__":
+    main()
