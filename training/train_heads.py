@@ -35,7 +35,7 @@ from memfold.retrieval.intent import INTENT_CUES, INTENTS, intent_cue_vector
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "training" / "corpus"
-ROUTING_FILES = ("facts.jsonl", "events.jsonl", "documents.jsonl", "none.jsonl")
+ROUTING_FILES = ("facts.jsonl", "events.jsonl", "documents.jsonl", "none.jsonl", "dialog.jsonl")
 # the split the old cue rules were written on (two-person chat as well as assistant chat);
 # benchmarks/data/routing.jsonl and routing_holdout.jsonl stay held out
 EXTRA_ROUTING = (ROOT / "benchmarks" / "data" / "routing_dev.jsonl",)
@@ -125,7 +125,7 @@ def template_candidates(rows: list[dict[str, object]]) -> set[Template]:
                     if low[i:i + len(value)] != value:
                         continue
                     j = i + len(value)
-                    for left in (1, 2, 3):
+                    for left in (2, 3):  # one word of context ("in X") is too generic
                         for right in (1, 2):
                             if i - left >= 0 and j + right <= len(low):
                                 out.add(Template(tuple(low[i - left:i]), tuple(low[j:j + right]), key))
@@ -143,7 +143,8 @@ def _fires_correctly(template: Template, value: str, row: dict[str, object]) -> 
     return value.lower() in want
 
 
-def induce_templates(rows: list[dict[str, object]], *, min_precision: float = 0.8) -> TemplateSet:
+def induce_templates(rows: list[dict[str, object]], *, min_precision: float = 0.85,
+                     min_support: int = 2) -> TemplateSet:
     """Candidates kept when precise over every corpus sentence (fact lines and the rest)."""
     candidates = TemplateSet(template_candidates(rows))
     hits: dict[Template, list[int]] = {t: [0, 0] for t in candidates.templates}
@@ -152,7 +153,8 @@ def induce_templates(rows: list[dict[str, object]], *, min_precision: float = 0.
             for template, value in candidates.find(sentence):
                 hits[template][0 if _fires_correctly(template, value, row) else 1] += 1
     kept = [Template(t.left, t.right, t.key, good / (good + bad), good)
-            for t, (good, bad) in hits.items() if good and good / (good + bad) >= min_precision]
+            for t, (good, bad) in hits.items()
+            if good >= min_support and good / (good + bad) >= min_precision]
     return TemplateSet(sorted(kept, key=lambda t: (t.key, t.left, t.right)))
 
 

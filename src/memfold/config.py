@@ -12,6 +12,9 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
                              ~/.cache/memfold/models)
     MEMFOLD_BACKEND          auto (default: anthropic when ANTHROPIC_API_KEY is set) | offline | anthropic
     MEMFOLD_ANTHROPIC_MODEL  model for the anthropic backend (default claude-haiku-4-5)
+    MEMFOLD_ANTHROPIC_TIMEOUT seconds per Anthropic request (default 30; 2 SDK retries)
+    MEMFOLD_INTENT           auto (default: learned offline head, Claude with the anthropic
+                             backend) | learned | heuristic (the regular-expression cues alone)
     MEMFOLD_MAX_TEXT_CHARS   longest message accepted (default 200000)
     MEMFOLD_CONTEXT          ContextSettings overrides as JSON, e.g. {"redact_secrets": false}
     MEMFOLD_RETENTION        profile forgetting policy as JSON, e.g.
@@ -59,6 +62,7 @@ class Settings(BaseModel):
     backend: Literal["auto", "offline", "anthropic"] = "auto"
     anthropic_model: str = "claude-haiku-4-5"
     anthropic_timeout: float = Field(default=30.0, gt=0)  # seconds per request
+    intent: Literal["auto", "learned", "heuristic"] = "auto"  # the query-intent classifier
     anthropic_max_retries: int = Field(default=2, ge=0)
     anthropic_api_key: str | None = Field(default=None, repr=False)
     max_text_chars: int = Field(default=200_000, gt=0)
@@ -96,7 +100,7 @@ class Settings(BaseModel):
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars",
-                     "database_url", "chroma_url", "task_ttl_seconds"):
+                     "database_url", "chroma_url", "task_ttl_seconds", "intent", "anthropic_timeout"):
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env:
                 values[name] = env
@@ -285,7 +289,8 @@ def build_parts(settings: Settings, stores: Stores, embedder: Embedder) -> Parts
     backend = build_backend(settings, embedder)
     counter = default_counter()
     fold_settings = FoldSettings(**settings.fold)
-    retriever = Retriever(stores, embedder, intent_classifier=build_intent_classifier(backend, embedder),
+    retriever = Retriever(stores, embedder,
+                          intent_classifier=build_intent_classifier(settings, backend, embedder),
                           settings=RecallSettings(**settings.recall))
     return Parts(
         router=Router(backend), retriever=retriever, counter=counter,
@@ -295,13 +300,21 @@ def build_parts(settings: Settings, stores: Stores, embedder: Embedder) -> Parts
         summarizer=build_summarizer(backend, counter))
 
 
-def build_intent_classifier(backend: Backend, embedder: Embedder) -> Any:
+def build_intent_classifier(settings: Settings, backend: Backend, embedder: Embedder) -> Any:
     """The learned offline classifier; with Claude on, Claude's weights (the learned one
-    answers whenever the backend fails)."""
-    from memfold.retrieval.intent import LearnedIntentClassifier, LLMIntentClassifier
+    answers whenever the backend fails); ``intent=heuristic``: the cues alone."""
+    from memfold.retrieval.intent import (
+        HeuristicIntentClassifier,
+        LearnedIntentClassifier,
+        LLMIntentClassifier,
+    )
 
+    if settings.intent == "heuristic":
+        return HeuristicIntentClassifier()
     learned = LearnedIntentClassifier(embedder)
-    return learned if backend.name == "offline" else LLMIntentClassifier(backend, fallback=learned)
+    if settings.intent == "learned" or backend.name == "offline":
+        return learned
+    return LLMIntentClassifier(backend, fallback=learned)
 
 
 def build_summarizer(backend: Backend, counter: Any) -> Any:

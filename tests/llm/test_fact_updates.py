@@ -56,8 +56,13 @@ def test_new_job_replaces_the_retracted_one() -> None:
     assert [(f.action, f.key, f.value) for f in facts] == [("add", "job", "junior developer")]
 
 
+def test_giving_up_a_restricted_diet_is_the_omnivore_diet() -> None:
+    """The vocabulary's value for no restricted diet, not a bare delete of the key."""
+    assert _by_key("I'm not vegetarian anymore.") == {"diet": ("add", "omnivore")}
+    assert _by_key("I'm not vegetarian anymore, I feel great.") == {"diet": ("add", "omnivore")}
+
+
 @pytest.mark.parametrize(("text", "key", "old"), [
-    ("I'm not vegetarian anymore.", "diet", "vegetarian"),
     ("I no longer work at Acme.", "employer", "Acme"),
     ("I no longer live in Berlin.", "location", "Berlin"),
 ])
@@ -66,9 +71,9 @@ def test_a_retraction_without_a_new_value_stays_a_delete(text: str, key: str, ol
 
 
 def test_a_stance_is_not_a_replacement_value() -> None:
-    """'I feel great' says how the speaker is, not what their diet now is."""
-    assert _by_key("I'm not vegetarian anymore, I feel great.") == {
-        "diet": ("delete", "vegetarian")}
+    """'I feel great' says how the speaker is, not where they now live."""
+    assert _by_key("I no longer live in Berlin, I feel great.") == {
+        "location": ("delete", "Berlin")}
 
 
 def test_a_multi_valued_key_gets_no_replacement() -> None:

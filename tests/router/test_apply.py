@@ -84,12 +84,12 @@ def test_contradiction_updates_and_writes_a_changelog_row(stores: Stores, router
 
 def test_no_longer_true_deletes_with_a_changelog_row(stores: Stores, router: Router,
                                                     msg: MessageFactory) -> None:
-    ingest(stores, router, msg("I'm vegetarian."))
-    decision, applied = ingest(stores, router, msg("I'm not vegetarian anymore."))
+    ingest(stores, router, msg("I live in Berlin."))
+    decision, applied = ingest(stores, router, msg("I no longer live in Berlin."))
     assert decision.facts[0].action == "delete"
-    assert applied.facts_deleted == ["user.diet"]
-    assert stores.profile.get("u1", "user", "diet") is None
-    assert [h.action for h in stores.profile.history("u1", "user", "diet")] == ["add", "delete"]
+    assert applied.facts_deleted == ["user.location"]
+    assert stores.profile.get("u1", "user", "location") is None
+    assert [h.action for h in stores.profile.history("u1", "user", "location")] == ["add", "delete"]
 
 
 def test_repeating_a_fact_adds_evidence_not_a_change(stores: Stores, router: Router,

@@ -164,7 +164,7 @@ def test_profile_turns_add_into_update(backend: OfflineBackend, msg: MessageFact
     assert (fact.action, fact.key, fact.value) == ("update", "location", "Berlin")
     [same] = backend.route(msg("I live in Lisbon."), RouteContext(profile=current)).facts
     assert same.action == "add"
-    [gone] = backend.route(msg("I'm not vegan anymore."), RouteContext(profile=current)).facts
+    [gone] = backend.route(msg("I no longer work at Acme."), RouteContext(profile=current)).facts
     assert gone.action == "none"  # nothing stored to delete
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from memfold.llm.cues import content_sentences
 from memfold.llm.keys import SINGLE_VALUED, fact_key, slug, speaker_subject
 from memfold.llm.templates import TemplateSet, packaged_templates
+from memfold.llm.values import diet as diet_value
 from memfold.llm.values import normalise_value, relationship_status
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
@@ -66,7 +67,7 @@ _STOP_VALUE = re.compile(
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+)|right now|these days|now|too|as well|"
-    r"anymore|any more|again|lol|haha)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+    r"anymore|any more|again|lol|haha|instead of|rather than)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
@@ -78,6 +79,7 @@ _OBJECT_PRONOUN = re.compile(
     r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
 _EAT = re.compile(r"\b(?:eat|drink|touch)\b", re.I)
+_NEGATED_EATING = re.compile(r"\b(?:don't|do not|never|no longer|not)\b", re.I)
 _LEADING_TO = re.compile(r"^to\s+", re.I)
 _NOT_ANY_MORE = re.compile(r"\b(i'm|i am) (?:not|no longer)\b", re.I)
 # "I no longer live in Berlin" -> "I live in Berlin" (then deleted); "I no longer eat meat"
@@ -185,6 +187,18 @@ def _location_after_job(m: re.Match[str]) -> str | None:
 
 _JOB_HEADS = frozenset("chef owner nurse pm intern student engineer guard driver dad mom mum "
                        "assistant attendant clerk officer servant teacher".split())
+
+
+_NOT_EMPLOYERS = frozenset("home work school uni college church the gym".split())
+
+
+def _employer_unless_place(m: re.Match[str]) -> str | None:
+    """'I joined Stripe', "I'm at Meta": an organisation (a known city word is a move)."""
+    return None if m["v"].lower() in _NOT_EMPLOYERS else "employer"
+
+
+def _diet_from_eating(m: re.Match[str]) -> str:
+    return "diet"
 
 
 def _likes_key(m: re.Match[str]) -> str | None:
@@ -312,6 +326,31 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
     # -- everyday phrasings (written from training/corpus/facts.jsonl) --
+    (r"\b(?:i(?:'m| am)|we(?:'re| are)|we got|i got|we just got|we finally got) (?:now |finally |"
+     r"officially |just |happily )?(?P<v>married|engaged|divorced|separated|single again|widowed)\b",
+     "relationship_status", 3.0),
+    (_I_AM + r"(?:an? )?(?P<v>widow|widower)\b", _const("relationship_status"), 2.5),
+    (r"\b(?:they |i )?(?:made me|promoted me to|bumped me up to|got promoted to|was promoted to|"
+     r"got hired as|was hired as|got a job as|took a job as|title changed to|title is now) (?:an? |the )?"
+     + _V, "job", 3.0),
+    (r"(?:^|,\s*|!\s*)(?P<v>(?:[\w-]+ ){0,2}[\w-]+) now\b(?! (?:that|and|i|we)\b)", _job_only, 2.0),
+    (r"^(?:new |my |our )?team(?: is|:|'s| name is)\s+(?:now |called )?(?:the )?" + _V, "team", 3.0),
+    (r"\b(?:our|my) team is called " + _V, "team", 3.0),
+    (r"\bi (?:joined|started at|took a (?:post|job|position|role) at|switched to|went to work for)"
+     r" (?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})(?= (?:as|last|this|in|on|recently)\b|[.,!]|$)",
+     _employer_unless_place, 2.0),
+    (_I_AM + r"(?:now )?(?:at|with) (?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})(?= (?:now|these days|"
+     r"instead|as)\b|[.,!]|$)", _employer_unless_place, 2.0),
+    (_I_AM + r"(?:now |currently )?in (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})(?= (?:now|these days|"
+     r"nowadays)\b|[.,!]|$)", "location", 2.0),
+    (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?P<v>[A-Z][\w'-]+"
+     r"(?:,? [A-Z][\w'-]+){0,2})", "location", 2.0),
+    (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
+    (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
+    (r"\bi (?:am |'m |started |can )?(?P<v>(?:eat|eating) (?:meat|chicken|beef|pork|"
+     r"everything|anything)(?: \w+)?)(?: again)?\b", _diet_from_eating, 2.5),
+    (r"^(?P<v>[A-Z][\w'-]+) is my (?:new )?(?:boyfriend|girlfriend|partner|wife|husband|fiance|"
+     r"fiancé|fiancee|fiancée)\b", "partner", 3.0),
     (r"\b(?:home for me is|my home(?:town)? is|home is)\s+" + _V, _home_key, 2.5),
     (r"^(?:currently |now )?(?:living|based) (?:in|out of) " + _V, "location", 2.5),
     (r"\bi (?:was )?(?:born and raised|raised) in " + _V, "hometown", 2.5),
@@ -599,7 +638,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
                                 phrase=key.partition(":")[0] in _PHRASE_KEYS)
             if not value:
                 continue
-            if key == "diet" and _EAT.search(m[0]):
+            if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):
                 # "I don't eat meat": a diet, not a deletion
                 found.append(Found(speaker, "diet", f"no {value}", weight))
                 continue
@@ -701,7 +740,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
         sentence = _without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence))
         found = _sentence_facts(sentence, speaker)
         if not found and message.role == "user":  # a frame no rule knows: the corpus's templates
-            found = _template_facts(sentence, speaker, templates or packaged_templates())
+            found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
         for item in found:
             slot = (item.subject, item.key)
             if slot not in best or _rank(item) > _rank(best[slot]):
@@ -730,12 +769,14 @@ def standard_spelling(sentence: str) -> str:
 
 
 TEMPLATE_WEIGHT = 2.0
+_NOT_FOR_TEMPLATES = re.compile(
+    r"\b(?:not|never|don't|no|while|when|if|because|until|before|after|during|unless)\b", re.I)
 
 
 def _template_facts(sentence: str, speaker: str, templates: TemplateSet) -> list[Found]:
     """The most specific template per key; negated sentences are left to the rules."""
-    if _NEGATED.search(sentence) or re.search(r"\b(?:not|never|don't|no)\b", sentence, re.I):
-        return []
+    if _NEGATED.search(sentence) or _NOT_FOR_TEMPLATES.search(sentence):
+        return []  # negations and "while we're in Rome" (a passing state) are the rules' business
     out: dict[str, Found] = {}
     for template, value in templates.find(sentence):
         value = clean_value(_ARTICLE.sub("", value), phrase=True)
@@ -805,6 +846,7 @@ _I_STATEMENT = re.compile(
 _TRAILING_NOW = re.compile(
     r"(?:[\s,]+(?:now|these days|nowadays|instead|anyway))+[\s.!,]*$", re.IGNORECASE)
 _REPLACEMENT_WORDS = 8
+_GIVEN_UP = re.compile(r"\b(?:anymore|any more|no longer|stopped|quit|gave up|dropped)\b", re.I)
 
 
 def _replacements(clauses: list[str], per_clause: list[list[Found]],
@@ -823,6 +865,9 @@ def _replacements(clauses: list[str], per_clause: list[list[Found]],
                     or slot in added:
                 continue
             value = _unrecognised_statement(clauses, per_clause, index)
+            if not value and gone.key == "diet" and _GIVEN_UP.search(clauses[index]) \
+                    and diet_value(clauses[index]) == "omnivore":
+                value = clauses[index]  # "not vegetarian anymore": no restricted diet now
             if value:
                 # weakest weight: any rule's value for the key elsewhere in the message wins
                 out.append(Found(speaker, gone.key, value, 1.0))
@@ -846,6 +891,52 @@ def _unrecognised_statement(clauses: list[str], per_clause: list[list[Found]],
         if value and value.split()[0].lower() not in _MENTAL_VERBS:
             return " ".join(value.split()[:_REPLACEMENT_WORDS])
     return None
+
+
+# "I left Siemens for Bosch", "Meta instead of Microsoft", "it's Revolut not Monzo",
+# "from backend to frontend": the new value takes the key of the old one it names
+_SWAPS = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:left|ditched|swapped|traded|replaced|quit|dropped) (?:the |my )?(?P<old>[\w' &.-]+?) "
+    r"(?:for|with) (?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:last|this|in|on|and|but|so|now)\b)",
+    r"\b(?:from|changed from|switched from|moved from) (?:the |my )?(?P<old>[\w' &.-]+?) to "
+    r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:last|this|in|on|and|but|so|now)\b)",
+    r"(?:^|\b(?:it's|its|is|at|in|on|to|a|an|the)\s+)(?P<new>[\w'&.-]+(?: [\w'&.-]+){0,2}),?\s+"
+    r"(?:instead of|rather than|not) (?:the |my |a |an |just )?(?P<old>[\w' &.-]+?)(?=[.,!;]|$| (?:now|these days|anymore)\b)",
+    r"\bused to be (?:a |an |the )?(?P<old>[\w' &.-]+?),? (?:but |and )?now (?:it's |its |it is |i'm |i am )?"
+    r"(?:a |an |the )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$)",
+    r"\bnot (?:the |my |a |an )?(?P<old>[\w' &.-]+?),? (?:it's|its|it is|but|i mean|rather) "
+    r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:now|these days)\b)",
+))
+
+
+def swapped_values(message: Message, content: list[str],
+                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """New values that name the profile value they replace: the old value says the key.
+
+    ``current`` maps (subject, key) to the stored value; only the speaker's own keys count."""
+    speaker = speaker_subject(message)
+    by_value = {_folded(value): key for (subject, key), value in current.items() if subject == speaker}
+    found: list[FactExtraction] = []
+    for sentence in content:
+        sentence = standard_spelling(sentence)
+        for pattern in _SWAPS:
+            for m in pattern.finditer(sentence):
+                key = by_value.get(_folded(m["old"]))
+                new = clean_value(m["new"])
+                if key is None or not new or _folded(new) == _folded(m["old"]) \
+                        or set(_folded(new).split()) & _NOT_VALUE_WORDS:
+                    continue
+                found.append(_to_extraction(Found(speaker, key, new, 3.0), message))
+    return found
+
+
+# a swap's new value is a noun phrase: "Actually I'm not vegetarian" names no new value
+_NOT_VALUE_WORDS = frozenset("i m we re he she they it s is am are was actually just so and but "
+                             "this that really".split())
+
+
+def _folded(value: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", value.lower()))
 
 
 def _to_extraction(item: Found, message: Message) -> FactExtraction:

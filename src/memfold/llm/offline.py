@@ -37,7 +37,7 @@ from memfold.llm.cues import (
     is_personal_plan,
     none_cues,
 )
-from memfold.llm.facts import extract_facts
+from memfold.llm.facts import extract_facts, swapped_values
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
@@ -169,6 +169,8 @@ class OfflineBackend:
         event_cues(content, cues)
         is_reference = message.role in ("tool", "document")
         facts, strength = ([], 0.0) if is_reference else extract_facts(message, content)
+        if context.profile and not is_reference:
+            facts, strength = _with_swaps(facts, strength, message, content, context)
         facts = _against_profile(facts, context)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
@@ -228,6 +230,19 @@ def _head_reason(head: LinearHead, cue_vector: np.ndarray, label: str) -> str:
     """The learned head's verdict, with the cues that pushed it most."""
     top = [f"{name}{value:+.1f}" for name, value in head.cue_contributions(cue_vector, label)[:3]]
     return f"head: {label} ({', '.join(top)})"
+
+
+def _with_swaps(facts: list[FactExtraction], strength: float, message: Message,
+                content: list[str], context: RouteContext) -> tuple[list[FactExtraction], float]:
+    """A swap that names the stored value ("left Siemens for Bosch") replaces what the rules
+    read for that key: the old value is the surest sign of which key changes."""
+    current = {(f.subject, f.key): f.value for f in context.profile}
+    swaps = swapped_values(message, content, current)
+    if not swaps:
+        return facts, strength
+    keys = {(f.subject, f.key) for f in swaps}
+    kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
+    return [*kept, *swaps], max(strength, 3.0)
 
 
 def _against_profile(facts: list[FactExtraction], context: RouteContext) -> list[FactExtraction]:

@@ -64,9 +64,18 @@ _EATS_MEAT = re.compile(r"\b(?:eat|eating|eats|having|have)\b(?: \w+){0,3}? (?:m
                         r"steak|bacon|burgers?|lamb|turkey|everything|anything)\b")
 
 
+# "not vegetarian anymore", "no longer doing keto", "gave up being vegan": no restricted diet
+_DIET_GIVEN_UP = re.compile(
+    r"\b(?:not|no longer|stopped being|quit being|gave up being|gave up|quit|stopped|dropped)\s+"
+    r"(?:(?:a|being|doing|eating|on)\s+)?(?:vegan|vegetarian|veggie|pescatarian|keto|paleo|"
+    r"plant-based|plant based)\b")
+
+
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
     if _EATS_MEAT.search(low) and not re.search(r"\b(?:no|not|don't|dont|never)\b", low):
+        return "omnivore"
+    if _DIET_GIVEN_UP.search(low):
         return "omnivore"
     for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0])):
         if re.search(rf"\b{re.escape(said)}\b", low):
