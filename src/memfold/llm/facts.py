@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from memfold.llm.cues import content_sentences
 from memfold.llm.keys import SINGLE_VALUED, fact_key, slug, speaker_subject
 from memfold.llm.templates import TemplateSet, packaged_templates
+from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import diet as diet_value
 from memfold.llm.values import normalise_value, relationship_status
 from memfold.models import FactExtraction, Message
@@ -35,7 +36,9 @@ _JOBS = frozenset(
     "translator interpreter receptionist secretary clerk banker broker realtor agent "
     "programmer illustrator animator filmmaker director producer podcaster streamer "
     "youtuber influencer blogger volunteer activist midwife caregiver technician "
-    "investor economist statistician mathematician physicist chemist biologist".split())
+    "investor economist statistician mathematician physicist chemist biologist dev cook poet "
+    "principal vp quant intern resident medic carer cleaner freelancer contractor lead head "
+    "president director nanny sommelier butcher florist tailor welder plumber surveyor".split())
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ary|ive)$")
 _NOT_JOBS = frozenset(
     "fan lover member beginner believer user player owner mother father parent brother "
@@ -58,7 +61,9 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
               "grandparents|twins|sister|brother|mom|mum|mother|dad|father|son|daughter|friend|"
               "best friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
               "partner|boyfriend|girlfriend|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
-              "nephew|colleague|coworker|kid|child|stepmom|stepdad")
+              "nephew|colleague|coworker|kid|child|stepmom|stepdad|stepson|stepdaughter|"
+              "twin brother|twin sister|mother-in-law|father-in-law|sister-in-law|brother-in-law|"
+              "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather")
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
@@ -67,7 +72,8 @@ _STOP_VALUE = re.compile(
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+)|right now|these days|now|too|as well|"
-    r"anymore|any more|again|lol|haha|instead of|rather than)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+    r"anymore|any more|again|lol|haha|instead of|rather than|for (?:work|good|now|school|uni|"
+    r"the (?:summer|winter|year))|yeah|btw|tbh|ngl)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
@@ -130,7 +136,8 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
     last = phrase.lower().split()
     if not last:
         return None
-    word = last[-1] if len(last) <= 3 else last[0]
+    # the head noun: the word before "of" ("VP of engineering"), else the last word
+    word = last[last.index("of") - 1] if "of" in last[1:] else last[-1]
     if word in _PARENT or last[0] in _PARENT:
         return "family:parent"
     if word == "student":
@@ -326,6 +333,22 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
     # -- everyday phrasings (written from training/corpus/facts.jsonl) --
+    (r"\b(?:got|getting|just got) (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
+    (r"\b(?:we|i|my (?:wife|husband|partner) and i) (?:have )?(?P<v>separated|divorced)\b", "relationship_status", 3.0),
+    (r"\bthe (?P<v>divorce) is final\b", _const("relationship_status"), 3.0),
+    (r"\bi(?:'ve| have)? (?:just |finally |officially )?(?P<v>retired)\b", "job", 3.0),
+    (_I_AM + r"(?:now )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) now\b", _job_only, 2.5),
+    (r"\bmy (?:employer|company|workplace|firm) is (?:now )?" + _V, "employer", 3.0),
+    (r"\bi(?:'ve| have)? (?:taken|took|accepted|got) (?:a |the )?(?:new )?(?:job|position|role|post) (?:at|with) "
+     r"(?:the )?(?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})", "employer", 3.0),
+    (r"\bi(?:'m| am) (?:now )?(?:working|employed) (?:at|for|with) (?:the )?(?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})",
+     "employer", 3.0),
+    (r"\b(?:i |we )?moved from [A-Z][\w'-]+(?: [A-Z][\w'-]+)? to (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})",
+     "location", 3.0),
+    (r"^(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)-based\b", "location", 2.5),
+    (r"\b(?:engaged|married) to (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "partner", 3.0),
+    (r"^(?P<v>[A-Z][\w'-]+)(?:'s| is) (?:now )?my (?:new )?(?:husband|wife|partner|boyfriend|girlfriend|"
+     r"fianc[eé]e?)\b", "partner", 3.0),
     (r"\b(?:i(?:'m| am)|we(?:'re| are)|we got|i got|we just got|we finally got) (?:now |finally |"
      r"officially |just |happily )?(?P<v>married|engaged|divorced|separated|single again|widowed)\b",
      "relationship_status", 3.0),
@@ -367,7 +390,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:went to|graduated from|go to|attend) (?P<v>(?:the )?[A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,4})",
      "education", 2.5),
     (r"\bi work (?:[\w-]+ ){1,3}as (?:an? )?" + _V, "job", 2.5),
-    (r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:by trade|here)\b", _job_only, 2.5),
+    (r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+)(?: (?:by trade|here|by day|by profession)\b|,)", _job_only, 2.5),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) (?P<org>[A-Z][^.,!?;]*)",
      _job_only, 2.5),
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) " + _V, _employer_after_job, 2.5),
@@ -430,11 +453,20 @@ _RELATION_RULE = re.compile(
     r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[A-Z][a-z]+)(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
 _UNNAMED_RELATION = re.compile(
-    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)| (?:is|are) (?:called|named)| is|"
-    r" are) (?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
+    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)|"
+    r" is|'s| are)(?: actually)? (?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
+# "I have a brother, Farid", "I've got a sister called Mina"
+_HAVE_RELATION = re.compile(
+    r"\b(?i:i|we)(?i: have|'ve got| have got) (?i:an? |one )(?:(?i:older|younger|little|big|twin) )?"
+    r"(?P<rel>(?i:" + _RELATIONS + r"))(?:,| (?i:called|named))? (?P<name>[A-Z][\w'-]+)\b")
 
 
 _CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter".split())
+
+
+_REL_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", "father": "dad",
+              "papa": "dad", "grandmother": "grandma", "nana": "grandma", "granny": "grandma",
+              "grandfather": "grandpa"}
 
 
 def _relation_key(rel: str, name: str) -> str:
@@ -443,6 +475,7 @@ def _relation_key(rel: str, name: str) -> str:
         return "partner"
     if rel in _CHILDREN:
         return f"child:{slug(name)}"
+    rel = _REL_CANON.get(rel, rel)
     return f"family:{rel.replace(' ', '_')}"
 
 
@@ -462,7 +495,11 @@ _CHILD_LIST = re.compile(
 def _child_list_facts(sentence: str, speaker: str) -> list[Found]:
     m = _CHILD_LIST.search(sentence)
     if m is None:
-        return []
+        have = _HAVE_RELATION.search(sentence)
+        if have is None:
+            return []
+        rel, name = have["rel"].lower(), have["name"]
+        return [Found(speaker, _relation_key(rel, name), name, 3.5), *_status_from_title(rel, speaker)]
     names = re.findall(r"[A-Z][\w'-]+", m["names"] or m["names2"])
     return [Found(speaker, f"child:{slug(name)}", name, 2.5) for name in names]
 
@@ -507,6 +544,9 @@ def _fallback_relation_fact(m: re.Match[str], name: str) -> list[Found]:
     return [Found(name, fact_key(key, value), value, 2.5)] if value else []
 
 
+_RELATION_NAME = re.compile(r"\b(?i:my|our) (?P<rel>(?i:" + _RELATIONS + r")),? (?P<name>[A-Z][a-z][\w'-]*)\b")
+
+
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
     found: list[Found] = []
@@ -522,6 +562,12 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
         theirs = _rule_facts(_as_first_person(tail), name, False)
         found += [item for item in theirs if item.subject == name and not item.key.startswith("fact")] \
             or _fallback_relation_fact(m, name)
+    if found:
+        return found
+    for m in _RELATION_NAME.finditer(sentence):  # "I live with my girlfriend Sofia"
+        rel, name = m["rel"].lower(), m["name"]
+        if name not in _NOT_PET_NAMES:
+            found += [Found(speaker, _relation_key(rel, name), name, 2.5), *_status_from_title(rel, speaker)]
     if found:
         return found
     for m in _UNNAMED_RELATION.finditer(sentence):
@@ -627,6 +673,37 @@ def _preference_facts(sentence: str, speaker: str) -> list[Found]:
     return found
 
 
+_CALLED = re.compile(r"\b(?:called|named)\s+(?P<name>.+)$", re.I)
+_IN_PLACE = re.compile(r"\bin (?P<place>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})$")
+_PLACE_KEYS = frozenset({"employer", "location", "hometown", "education"})
+
+
+def _named_part(key: str, value: str) -> str:
+    """'small agency called Brightloop' -> 'Brightloop'; 'a tiny flat in Glasgow' -> 'Glasgow'."""
+    if key not in _PLACE_KEYS:
+        return value
+    called = _CALLED.search(value)
+    if called:
+        return called["name"]
+    place = _IN_PLACE.search(value) if key in ("location", "hometown") and value[:1].islower() else None
+    return place["place"] if place else value
+
+
+_BIRTHDAY_WORD = re.compile(r"\b(?:birthdays?|born)\b", re.I)
+_NEGATED_DATE = re.compile(r"\bnot (?:the )?$", re.I)
+
+
+def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
+    """'Correction, birthday is October 1', 'not March 9, May 9': the date said, not denied."""
+    if not _BIRTHDAY_WORD.search(sentence):
+        return []
+    for form in DATE_FORMS:
+        for m in form.finditer(sentence):
+            if not _NEGATED_DATE.search(sentence[:m.start()]):
+                return [Found(speaker, "birthday", m[0], 2.5)]
+    return []
+
+
 def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     found: list[Found] = []
     for pattern, key_fn, weight in _RULES:
@@ -644,9 +721,12 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
                 continue
             if key == "hobby":
                 value = _LEADING_TO.sub("", value)
+            value = _named_part(key, value)
             if key == "trait":
                 weight -= 0.5
             found.append(Found(speaker, fact_key(key, value), value, weight, negated))
+    if not any(item.key == "birthday" for item in found):
+        found.extend(_birthday_facts(sentence, speaker))
     if not any(item.key == "diet" for item in found):  # "I never eat meat" is a diet
         found.extend(_preference_facts(sentence, speaker))
     if not found:  # habits are the fallback for first-person statements no rule names
@@ -756,6 +836,8 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     (r"\bdoesnt\b", "doesn't"), (r"\bcant\b", "can't"), (r"\bisnt\b", "isn't"),
     (r"\bwont\b", "won't"), (r"\bdidnt\b", "didn't"), (r"\bb-?days?\b", "birthday"),
     (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
+    (r"\bmy sis\b", "my sister"), (r"\bmy bro\b", "my brother"),
+    (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter)s (?=called|named)", r"\1's "),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
      r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten)s (?=name|birthday|age|job)", r"\1's "),
 ))

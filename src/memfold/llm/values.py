@@ -20,7 +20,7 @@ _MONTH_ALIASES = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
 _MONTH = r"(?P<month>" + "|".join(sorted({*_MONTHS, *_MONTH_ALIASES}, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?"
-_DATE_FORMS = (
+DATE_FORMS = (
     re.compile(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.IGNORECASE),
     re.compile(r"\b(?:the\s+)?" + _DAY + r"(?:\s+of)?\s+" + _MONTH + r"\b" + _YEAR, re.IGNORECASE),
 )
@@ -46,7 +46,7 @@ _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
 
 def birthday(raw: str) -> str | None:
     """'june 3rd' -> 'June 3'; 'the 9th of August 1990' -> 'August 9 1990'."""
-    for form in _DATE_FORMS:
+    for form in DATE_FORMS:
         m = form.search(raw)
         if m is None:
             continue
@@ -83,7 +83,8 @@ def diet(raw: str) -> str | None:
     return None
 
 
-_STATUS = {"wife": "married", "husband": "married", "spouse": "married", "fiance": "engaged",
+_STATUS = {"divorce": "divorced", "widow": "widowed", "widower": "widowed",
+           "wife": "married", "husband": "married", "spouse": "married", "fiance": "engaged",
            "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged"}
 
 
@@ -106,7 +107,8 @@ _COUNTS = frozenset("a an one two three four five six seven eight nine ten sever
 def _looks_like_name(value: str) -> bool:
     """'ana', 'Jo Ann': a name; 'three kids', '2 sisters': a count, not a name."""
     words = value.split()
-    return 0 < len(words) <= 3 and words[0].lower() not in _COUNTS and not any(c.isdigit() for c in value)
+    return 0 < len(words) <= 3 and words[0].lower() not in _COUNTS and not any(c.isdigit() for c in value) \
+        and not {"of", "and", "with", "for"} & {w.lower() for w in words}
 
 
 def _bare(raw: str) -> str:

@@ -119,11 +119,12 @@ KEY_CUES = {
     "family": "family sister brother kids children mother father parents", "hobby": "hobby hobbies free time enjoy",
     "likes": "like likes love loves favourite favorite enjoy", "preference": "prefer prefers preference want always",
     "language": "speak speaks language languages", "nationality": "nationality citizen country",
-    "team": "team squad department work", "favorite": "favorite favourite fave best like love",
-    "possession": "own have drive ride use car bike phone", "child": "kid kids child children son daughter",
-    "relationship_status": "married single engaged divorced relationship", "skill": "skill skills can good know",
-    "goal": "goal goals want plan dream trying", "health": "health condition medical diagnosed",
-    "dislikes": "dislike dislikes hate hates like", "religion": "religion religious faith",
+    # specific words only: a cue as common as "have" would match a fact to most questions
+    "team": "team squad department", "favorite": "favorite favourite",
+    "possession": "own owns drive drives car bike", "child": "kid kids child children son daughter",
+    "relationship_status": "married single engaged divorced", "skill": "skill skills",
+    "goal": "goal goals dream", "health": "health condition diagnosed",
+    "dislikes": "dislike dislikes hate hates", "religion": "religion religious faith",
 }
 _TOPICLESS = "discuss discussed talk talked say said tell told mention mentioned chat happen happened going on up"
 
