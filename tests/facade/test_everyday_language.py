@@ -103,3 +103,50 @@ def test_a_when_question_without_a_range_reaches_the_event_log(memory: Memory) -
     say(memory, "u7", "My dentist appointment is on Thursday at 3pm.")
     result = memory.recall("When is my dentist appointment?", "u7", now=T0 + timedelta(hours=2))
     assert any(item.store == "events" for item in result.items)
+
+
+class _UngroundedBackend:
+    """A backend that "infers" a value the message never says (what a careless model does)."""
+
+    name = "ungrounded"
+
+    def __init__(self, inner) -> None:  # noqa: ANN001 - any Backend
+        self.inner = inner
+
+    def complete_json(self, system, user, schema, *, fallback):  # noqa: ANN001, ANN201
+        return fallback()
+
+    def route(self, message, context):  # noqa: ANN001, ANN201
+        return self.route_many([message], [context])[0]
+
+    def route_many(self, messages, contexts):  # noqa: ANN001, ANN201
+        from memfold.models import FactExtraction
+
+        out = []
+        for decision, message in zip(self.inner.route_many(messages, contexts), messages):
+            invented = FactExtraction(key="location", value="Atlantis", evidence_msg_id=message.msg_id)
+            out.append(decision.model_copy(update={"kind": "FACT", "facts": [*decision.facts, invented]}))
+        return out
+
+
+def test_a_refused_profile_write_is_reported_not_dropped(embedder: Embedder) -> None:
+    from dataclasses import replace
+
+    from memfold.config import build_parts
+    from memfold.router import Router
+    from memfold.stores import Stores
+
+    settings, stores = Settings(embedder="minilm-q8", backend="offline"), Stores.in_memory()
+
+    def parts():  # noqa: ANN202 - the real parts, with a router over the careless backend
+        real = build_parts(settings, stores, embedder)
+        return replace(real, router=Router(_UngroundedBackend(real.router.backend)))
+
+    memory = Memory(stores=stores, embedder=embedder, settings=settings, parts=parts)
+    report = memory.ingest_many([{"msg_id": "m1", "user_id": "u8", "text": "I love hiking.",
+                                  "ts": T0.isoformat()}])
+    [refused] = report.refused
+    assert (refused.msg_id, refused.key, refused.value) == ("m1", "location", "Atlantis")
+    assert "grounding" in refused.reason
+    assert report.accepted == 1 and current(memory, "u8", "location") is None
+    assert memory.profile("u8", "user")  # the grounded fact (likes hiking) was written

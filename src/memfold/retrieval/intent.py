@@ -182,10 +182,13 @@ class LearnedIntentClassifier:
             return self.fallback.classify(query, now)
         probs = self.head.probabilities(np.asarray(vector)[None, :], intent_cue_vector(query, now)[None, :])[0]
         heuristic = self.fallback.classify(query, now)
-        # the head's probabilities are sharp (a question is rarely only one thing); mixed with
-        # the cues' weights, a fact question still reads the archive and vice versa. The
-        # share (0.3) was chosen on the older query sets (benchmarks/data/queries*.jsonl),
-        # never on the assistant held-out set
+        learned_primary = self.head.labels[int(np.argmax(probs))]
+        if learned_primary == heuristic.primary:
+            # agreed: the cues' weights, whose scale recall's fusion was tuned with
+            return heuristic.model_copy(update={"classifier": self.name})
+        # the head arbitrates a disagreement; its sharp probabilities are mixed with the cues'
+        # weights so that the other stores are still read. The share (0.3) was chosen on the
+        # older query sets (benchmarks/data/queries*.jsonl), never on the assistant held-out set
         weights = {label: (1 - self.cue_share) * float(p) + self.cue_share * heuristic.weight(label)
                    for label, p in zip(self.head.labels, probs)}
         return QueryIntent(weights=normalise(weights), time_range=heuristic.time_range,
