@@ -282,7 +282,7 @@ class Memory(LayerMethods):
         valid = self._validate_one(message)
         [embedding], _ = self._embed_messages([valid])
         context = self._route_context(valid.user_id, embedding)
-        return self.router.route(valid, context)
+        return self.router.route(self._as_the_user([valid])[0], context)
 
     def _ingest_batch(self, raw: Sequence[Message | dict[str, Any]], *,
                       start: int) -> tuple[IngestReport, dict[int, RouteDecision]]:
@@ -362,23 +362,26 @@ class Memory(LayerMethods):
         rejected = sorted([*batch.rejected, *conflicts], key=lambda r: r.position)
         vectors.update(self._embed_texts(fresh, known=vectors))  # stored meanwhile: none
         embeddings = self._pooled(fresh, vectors)
-        fresh, decisions, underivable = self._route_isolated(fresh, embeddings, batch.positions)
+        # each user's last stored message, read once (the users' locks are held): the router
+        # asks whether it was an assistant turn, the archive links the batch's first turn to it
+        last = {uid: self._last_message(uid) for uid in {m.user_id for m in fresh}}
+        fresh, decisions, underivable = self._route_isolated(fresh, embeddings, batch.positions, last)
         rejected = sorted([*rejected, *underivable], key=lambda r: r.position)
-        folds, archived, refused = self._commit(fresh, decisions) if fresh else (0, [], [])
+        folds, archived, refused = self._commit(fresh, decisions, last) if fresh else (0, [], [])
         return _Stored(fresh, decisions, rejected, duplicates, folds, archived, refused)
 
     def _route_isolated(self, messages: list[Message], embeddings: Any, positions: dict[int, int],
-                        ) -> tuple[list[Message], list[RouteDecision], list[Rejection]]:
+                        last: dict[str, Message | None]) -> tuple[list[Message], list[RouteDecision], list[Rejection]]:
         """Route the batch; if a value in one message breaks the derivation (a date past
         year 9999, a number too big), route one by one and reject only that message."""
         try:
-            return messages, self._route_batch(messages, embeddings), []
+            return messages, self._route_batch(messages, embeddings, last), []
         except (ValueError, OverflowError, ArithmeticError, RecursionError):
             pass
         kept, decisions, rejected = [], [], []
         for message, embedding in zip(messages, embeddings):
             try:
-                [decision] = self._route_batch([message], [embedding])
+                [decision] = self._route_batch([message], [embedding], last)
             except (ValueError, OverflowError, ArithmeticError, RecursionError) as exc:
                 rejected.append(Rejection(
                     position=positions[id(message)], msg_id=message.msg_id, field="text",
@@ -389,25 +392,27 @@ class Memory(LayerMethods):
             decisions.append(decision)
         return kept, decisions, rejected
 
-    def _route_batch(self, messages: list[Message], embeddings: Any) -> list[RouteDecision]:
+    def _route_batch(self, messages: list[Message], embeddings: Any,
+                     last: dict[str, Message | None] | None = None) -> list[RouteDecision]:
         contexts = []
         profiles: dict[str, Any] = {}
         for message, embedding in zip(messages, embeddings):
             if message.user_id not in profiles:
                 profiles[message.user_id] = self.stores.profile.list(message.user_id)
             contexts.append(self._route_context(message.user_id, embedding, profiles[message.user_id]))
-        return self.router.route_many(self._as_the_user(messages), contexts)
+        return self.router.route_many(self._as_the_user(messages, last), contexts)
 
-    def _as_the_user(self, messages: list[Message]) -> list[Message]:
+    def _as_the_user(self, messages: list[Message],
+                     last: dict[str, Message | None] | None = None) -> list[Message]:
         """The user's own display name is an alias of "user": a role=user speaker named like
         the user id, or talking with an assistant (in this batch or just before it), is the
         user, so their facts land under subject "user" and every profile default finds them.
         Only the router sees the renamed copy; the log keeps the display name."""
         with_assistant = {(m.user_id, m.session_id) for m in messages if m.role == "assistant"}
         for user_id in {m.user_id for m in messages}:
-            last = self._last_message(user_id)
-            if last is not None and last.role == "assistant":
-                with_assistant.add((user_id, last.session_id))
+            before = last[user_id] if last is not None and user_id in last else self._last_message(user_id)
+            if before is not None and before.role == "assistant":
+                with_assistant.add((user_id, before.session_id))
         return [m.model_copy(update={"speaker": "user"}) if m.role == "user" and m.speaker != "user" and (
             m.speaker.casefold() == m.user_id.casefold() or (m.user_id, m.session_id) in with_assistant)
             else m for m in messages]
@@ -419,7 +424,7 @@ class Memory(LayerMethods):
         return RouteContext(profile=facts, embedding=embedding)
 
     def _commit(self, messages: list[Message], decisions: list[RouteDecision],
-                ) -> tuple[int, list[Any], list[RefusedWrite]]:
+                previous: dict[str, Message | None]) -> tuple[int, list[Any], list[RefusedWrite]]:
         """One transaction: log, routed writes, archive rows and fold state; returns the
         folds done, the archive rows written (for BM25, once the caller committed) and
         the profile writes refused (by the router, then by the store)."""
@@ -432,7 +437,6 @@ class Memory(LayerMethods):
         pending = PendingWrites()
         refused = [refusal for decision in decisions for refusal in decision.refused]
         with self.stores.db.transaction():
-            previous = {uid: self._last_message(uid) for uid in {m.user_id for m in messages}}
             self.stores.log.append(messages)
             for message, decision in zip(messages, decisions):
                 refused += apply_decision(self.stores, message, decision, pending=pending).refused

@@ -150,3 +150,28 @@ def test_a_refused_profile_write_is_reported_not_dropped(embedder: Embedder) -> 
     assert "grounding" in refused.reason
     assert report.accepted == 1 and current(memory, "u8", "location") is None
     assert memory.profile("u8", "user")  # the grounded fact (likes hiking) was written
+
+
+def test_a_named_speaker_talking_with_an_assistant_is_the_user(memory: Memory) -> None:
+    memory.ingest_many([
+        {"msg_id": "a1", "user_id": "u123", "role": "assistant", "speaker": "assistant",
+         "text": "Hi! How can I help?", "ts": T0.isoformat()},
+        {"msg_id": "a2", "user_id": "u123", "speaker": "Sam", "text": "I live in Austin.",
+         "ts": (T0 + timedelta(minutes=1)).isoformat()}])
+    memory.ingest({"msg_id": "a3", "user_id": "u123", "role": "assistant", "speaker": "assistant",
+                   "text": "Noted!", "ts": (T0 + timedelta(minutes=2)).isoformat()})
+    memory.ingest({"msg_id": "a4", "user_id": "u123", "speaker": "Sam", "text": "I work at Globex.",
+                   "ts": (T0 + timedelta(minutes=3)).isoformat()})  # alone, after the assistant's turn
+    assert current(memory, "u123", "location") == "Austin"
+    assert current(memory, "u123", "employer") == "Globex"
+    assert [m.speaker for m in memory.stores.log.list("u123")] == ["assistant", "Sam", "assistant", "Sam"]
+
+
+def test_two_named_friends_keep_their_own_subjects(memory: Memory) -> None:
+    memory.ingest_many([
+        {"msg_id": "b1", "user_id": "chat", "speaker": "Caroline", "text": "I live in Austin.",
+         "ts": T0.isoformat()},
+        {"msg_id": "b2", "user_id": "chat", "speaker": "Melanie", "text": "I live in Denver.",
+         "ts": (T0 + timedelta(minutes=1)).isoformat()}])
+    assert {(f.subject, f.value) for f in memory.profile("chat") if f.key == "location"} == {
+        ("Caroline", "Austin"), ("Melanie", "Denver")}
