@@ -262,6 +262,22 @@ def _nearest_month_day(month: int, dom: int, ctx: _Ctx) -> date | None:
     return min(candidates, key=lambda day: (abs((day - ctx.day).days), day > ctx.day))
 
 
+def _h_day_of_month(m: re.Match[str], ctx: _Ctx) -> TimeRef | None:
+    """'due on the 15th': that day of this month, the next or the previous, as the tense says."""
+    dom = int(m["dom"])
+    months = [_add_months(ctx.day.replace(day=1), step) for step in (-1, 0, 1)]
+    candidates = [day for first in months if (day := _safe_date(first.year, first.month, dom))]
+    if not candidates:
+        return None
+    if ctx.past:
+        day = max((d for d in candidates if d <= ctx.day), default=None)
+    elif ctx.future:
+        day = min((d for d in candidates if d >= ctx.day), default=None)
+    else:
+        day = min(candidates, key=lambda d: (abs((d - ctx.day).days), d > ctx.day))
+    return _day_ref(day, m[0]) if day else None
+
+
 def _h_month_year(m: re.Match[str], ctx: _Ctx) -> TimeRef:
     return _month_ref(int(m["year"]), MONTHS[m["month"].lower()], m[0])
 
@@ -400,6 +416,7 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (_rx(r"(?:(?P<which>last|next|this) |(?P<prep>in|during|since|before|after|until|by|"
          r"early|late|mid) |mid-)" + _MONTH_RE + r"(?!\.?,? \d)"), _h_month),
     (_rx(r"(?:in|during|since|before|after|until|of|back in) " + _YEAR_RE), _h_year),
+    (_rx(r"(?:on|by|before|until|for) the (?P<dom>[0-3]?\d)(?:st|nd|rd|th)(?! of\b)"), _h_day_of_month),
     (_rx(r"the other day"), _h_other_day),
     (_rx(r"just now|right now|a moment ago"), _h_now),
 ]

@@ -245,3 +245,14 @@ def test_plans_never_point_before_the_reference_day(ref: datetime, when: str,
 
 def test_a_weekly_routine_is_not_a_date() -> None:
     assert resolve_event_time("The choir rehearses on Tuesday evenings.", TUE) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The report is due on the 15th.", date(2026, 12, 15)),  # ahead: this month's 15th
+    ("I will see her on the 3rd.", date(2027, 1, 3)),  # this month's 3rd has passed: next month's
+    ("We met on the 28th.", date(2026, 11, 28)),  # past tense: the last 28th
+])
+def test_a_bare_day_of_the_month_follows_the_tense(text: str, expected: date) -> None:
+    ref = datetime(2026, 12, 10, 12, tzinfo=timezone.utc)
+    resolved = resolve_event_time(text, ref)
+    assert resolved is not None and resolved.occurred_at.date() == expected
