@@ -204,10 +204,6 @@ def _employer_unless_place(m: re.Match[str]) -> str | None:
     return None if m["v"].lower() in _NOT_EMPLOYERS else "employer"
 
 
-def _diet_from_eating(m: re.Match[str]) -> str:
-    return "diet"
-
-
 def _likes_key(m: re.Match[str]) -> str | None:
     value = m["v"].strip()
     if _OBJECT_PRONOUN.match(value) or len(value.split()) > 8:
@@ -371,7 +367,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
     (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
     (r"\bi (?:am |'m |started |can )?(?P<v>(?:eat|eating) (?:meat|chicken|beef|pork|"
-     r"everything|anything)(?: \w+)?)(?: again)?\b", _diet_from_eating, 2.5),
+     r"everything|anything)(?: \w+)?)(?: again)?\b", "diet", 2.5),
     (r"^(?P<v>[A-Z][\w'-]+) is my (?:new )?(?:boyfriend|girlfriend|partner|wife|husband|fiance|"
      r"fiancé|fiancee|fiancée)\b", "partner", 3.0),
     (r"\b(?:home for me is|my home(?:town)? is|home is)\s+" + _V, _home_key, 2.5),
