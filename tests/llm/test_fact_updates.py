@@ -131,3 +131,34 @@ def test_a_retraction_naming_a_new_value_is_never_a_bare_delete(
     actions = {(f.key, f.action): f.value for f in _facts(text)}
     assert (key, "delete") not in actions
     assert actions.get((key, "add")) == new
+
+
+@pytest.mark.parametrize("text", [
+    "my sister just moved to Oslo for her new job!",
+    "My wife just started at Monzo as a product manager.",
+    "the neighbours got a husky puppy called Koda",
+    "if I ever went fully vegan I'd miss sushi so much",
+    "I almost took the hospital pharmacy job in Norwich last year",
+    "back in college I lived in Leeds",
+])
+def test_someone_elses_news_or_a_hypothetical_is_not_the_speakers_fact(text: str) -> None:
+    found = _by_key(text)
+    assert not {"location", "employer", "job", "diet"} & set(found), found
+    assert not any(key.startswith("pet:") for key in found), found
+
+
+def test_the_speaker_in_a_clause_led_by_someone_else_still_states_a_fact() -> None:
+    assert _by_key("My wife and I moved to Leeds")["location"] == ("add", "Leeds")
+    assert _by_key("We moved to Seattle in the summer")["location"][1] == "Seattle"
+    assert "partner" in _by_key("My wife Priya just started at Monzo")  # the relation is still read
+
+
+def test_own_state_is_a_first_person_statement_not_a_question_or_someone_elses() -> None:
+    from memfold.llm.facts import states_own_state
+
+    assert states_own_state("dr doubled it so I'm on 100 now. any side effects?")
+    assert states_own_state("picked up the Kia on saturday, the dealer took the Honda")  # "I" dropped
+    assert states_own_state("I'm on 50mg sertraline, is it ok to have a glass of wine?")
+    assert not states_own_state("how do I rosin a bow?")
+    assert not states_own_state("my sister just moved to Oslo for her new job")
+    assert not states_own_state("lol back in college my rent was like $600")

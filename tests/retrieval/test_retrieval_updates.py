@@ -15,6 +15,8 @@ from memfold.retrieval.updates import (
     mark_superseded,
     newest_first_within_topics,
     signals_change,
+    signals_transition,
+    statement_links,
     successor_links,
     successors_above,
     superseded_sources,
@@ -225,3 +227,38 @@ def test_recall_puts_a_successor_that_shares_no_query_word_above_the_old_stateme
         messages[2].ts.date().isoformat())
     past = harness.retriever.recall("How long was my commute at first?", "ana", now=now, k=5).items
     assert all("restated_at" not in it.meta for it in past)  # a past moment: no reordering
+
+
+# -- statement links: a later turn that reports a change of the speaker's own state ----------
+
+def _statement_links(items: list[RecallItem], vectors: dict[int, np.ndarray]) -> list[tuple[int, int]]:
+    from memfold.llm.facts import states_own_state
+
+    return statement_links(items, vectors, similarity=0.2, gap=timedelta(hours=2), states=states_own_state)
+
+
+def test_a_loosely_related_later_statement_with_a_transition_verb_is_linked() -> None:
+    items = [_item("m1", 2.0, 0, "I rent a one-bed in Bristol near the station"),
+             _item("m2", 1.0, 40, "we finally got the keys to the flat in Cardiff")]
+    loose = {0: _unit(1, 0.9, 0), 1: _unit(1, -0.6, 0.8)}  # cosine about 0.3: below the successor bar
+    assert _links(items, {"m1": loose[0], "m2": loose[1]}) == []
+    assert _statement_links(items, loose) == [(0, 1)]
+    assert [i.sources[0] for i in successors_above(items, _statement_links(items, loose))] == ["m2", "m1"]
+
+
+def test_statement_links_skip_questions_other_people_and_unrelated_vectors() -> None:
+    old = _item("m1", 2.0, 0, "I live in Lyon")
+    loose = {0: _unit(1, 0.9, 0), 1: _unit(1, -0.6, 0.8)}
+    for text in ("how do I find a new flat?", "my sister just moved to Oslo"):
+        assert _statement_links([old, _item("m2", 1.0, 40, text)], loose) == []
+    moved = _item("m2", 1.0, 40, "we finally moved to Cardiff")
+    assert _statement_links([old, moved], {0: _unit(1, 0, 0), 1: _unit(0, 1, 0)}) == []  # another topic
+    assert _statement_links([old, moved.model_copy(update={"subject": "Bob"})], loose) == []
+    profile = _item("m1", 3.0, 0, "user location: Lyon", store="profile")
+    assert _statement_links([profile, moved], loose) == [(0, 1)]  # a value stands for its message
+
+
+def test_transition_verbs_report_a_change() -> None:
+    assert signals_transition("I play guitar", "sold the guitar and started cello lessons")
+    assert signals_transition("I'm 29", "turned thirty on saturday")
+    assert not signals_transition("I live in Lyon", "I love the food here")

@@ -71,7 +71,7 @@ _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
-    r"for (?:a|about|over|almost|nearly|the past|\d+)|right now|these days|now|too|as well|"
+    r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
@@ -120,8 +120,13 @@ def clean_value(raw: str, *, max_words: int = 6, phrase: bool = False) -> str:
     ``phrase=True`` (likes, hobbies, goals) keeps prepositions: "going on road trips".
     """
     value = (_STOP_CLAUSE if phrase else _STOP_VALUE).sub("", raw.strip()).strip(" '\"-")
+    if value.lower() in _NOT_A_VALUE:  # "that's what I'm working towards now"
+        return ""
     words = value.split()
     return " ".join(words[:max_words])
+
+
+_NOT_A_VALUE = frozenset("now today tonight it that this there here so then lol haha yet again too".split())
 
 
 def _i_am_a_key(m: re.Match[str]) -> str | None:
@@ -815,7 +820,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             continue
         sentence = _without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence))
         found = _sentence_facts(sentence, speaker)
-        if not found and message.role == "user":  # a frame no rule knows: the corpus's templates
+        if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
             found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
         for item in found:
             slot = (item.subject, item.key)
@@ -894,11 +899,66 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
 
 def _clause_facts(clause: str, speaker: str) -> list[Found]:
     negated = bool(_NEGATED.search(clause) or _NOT_ANY_MORE.search(clause))
+    relations = _relation_facts(clause, speaker) + _child_list_facts(clause, speaker)
+    if not states_own_fact(clause):  # "my sister just moved to Oslo", "if I ever went vegan"
+        return relations
     pets = _pet_facts(clause, speaker)
     rules = _rule_facts(_negation_free(clause), speaker, negated)
     if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
         rules = [item for item in rules if not item.key.startswith("pet:")]
-    return pets + _relation_facts(clause, speaker) + _child_list_facts(clause, speaker) + rules
+    return pets + relations + rules
+
+
+# A clause led by someone else ("my wife just started at Monzo", "the neighbours got a
+# puppy", "Kev's new boss is ...") says nothing of the speaker's own job, home or pets,
+# unless the speaker is in it too ("my wife and I moved to Leeds", "... and I'm a nurse").
+# The relation itself ("my wife" -> married) is read by the relation rules regardless.
+_DISCOURSE = r"(?:(?:btw|ok|okay|so|lol|ngl|omg|oh|also|and|but|well|fyi|update|guess what)[,:!]?\s+)*"
+_OTHER_PERSON_LEADS = re.compile(
+    r"^\W*" + _DISCOURSE + r"(?:(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:" + _RELATIONS
+    + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b"
+    r"|(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
+    r"joined|works|lives|bought|adopted|switched|took)\b)", re.IGNORECASE)
+_SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|us|our)\b", re.IGNORECASE)
+# "if I ever went vegan", "I almost took the job", "back in college": not the case now
+_NOT_THE_CASE = re.compile(
+    r"\b(?:if (?:i|we)|(?:i|we) (?:almost|nearly|might|may)|"
+    r"thinking (?:about|of)|considering|wondering (?:if|whether)|in case|imagine|pretend|"
+    r"back (?:in|when)|when i was)\b", re.IGNORECASE)
+
+
+def states_own_state(text: str) -> bool:
+    """Some content sentence of ``text`` (not a question, greeting or request) is the
+    speaker's own statement: first person, not led by someone else, not hypothetical."""
+    for sentence in [*content_sentences(text), *_statements_before_questions(text)]:
+        sentence = standard_spelling(sentence)
+        if (_SPEAKER_IN_CLAUSE.search(sentence) or _SUBJECT_DROPPED.match(sentence)) and states_own_fact(sentence):
+            return True
+    return False
+
+
+# casual first person drops the "I": "picked up the EV6 on saturday", "moved teams last week"
+_SUBJECT_DROPPED = re.compile(
+    r"^\W*" + _DISCOURSE + r"(?:(?:just|finally|officially|recently|already|also)\s+)*(?:[a-z]{2,}ed|"
+    + IRREGULAR_PAST + r")\b(?!\s+(?:by|to be)\b)", re.IGNORECASE)
+
+
+# "I'm on 50mg sertraline, is it ok to ...?": a statement that runs into a question
+_INTO_QUESTION = re.compile(r",\s*(?:is|are|can|could|should|would|will|do|does|did|how|what|any|which|"
+                            r"where|when|why|who)\b[^.!?]*\?", re.IGNORECASE)
+
+
+def _statements_before_questions(text: str) -> list[str]:
+    return [text[:m.start()].rsplit(".", 1)[-1] for m in _INTO_QUESTION.finditer(text)]
+
+
+def states_own_fact(clause: str) -> bool:
+    """The clause can state a fact of the speaker's: not led by someone else without the
+    speaker in it, and not a hypothetical or a past aside."""
+    if _NOT_THE_CASE.search(clause):
+        return False
+    lead = _OTHER_PERSON_LEADS.match(clause)
+    return lead is None or _SPEAKER_IN_CLAUSE.search(clause[lead.end():]) is not None
 
 
 def _one_key_per_value(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:

@@ -41,13 +41,15 @@ from memfold.errors import ConfigError, InvalidInputError
 from memfold.models import ArchiveItem, Event, Note, ProfileFact, RecallItem, RecallResult, utcnow
 from memfold.retrieval.indexing import fact_sentence
 from memfold.retrieval.indexing import item_id as archive_item_id
-from memfold.llm.facts import standard_spelling
+from memfold.llm.facts import standard_spelling, states_own_state
 from memfold.retrieval.intent import HeuristicIntentClassifier, IntentClassifier, QueryIntent, asks_upcoming
 from memfold.retrieval.lexical import Analyzer, LexicalHits, LexicalIndex, LexicalSearch, RowInfo
 from memfold.retrieval.updates import (
     asks_about_the_past,
+    asks_about_the_present,
     mark_superseded,
     newest_first_within_topics,
+    statement_links,
     successor_links,
     successors_above,
     superseded_sources,
@@ -83,6 +85,13 @@ class RecallSettings(BaseModel):
     # earlier one, with a change word or a new number, is its successor and ranks above it
     # (retrieval/updates.py; set on LongMemEval-dev knowledge updates and the first held-out set)
     successor_similarity: float = Field(default=0.6, ge=0, le=1)
+    # the same for a later statement of the speaker's own state that reports a change by a
+    # transition verb too ("finally got the keys to our place in York"), both in the top 10
+    # (retrieval/updates.py statement_links; set on training/corpus/update_conversations.jsonl)
+    statement_similarity: float = Field(default=0.2, ge=-1, le=1)
+    # a "when ...?" question without a range reads the event log by topic, oldest first, up
+    # to this many events (a bound on the cost; a user with more needs a range in the question)
+    topic_event_limit: int = Field(default=5000, ge=1)
 
 
 @dataclass
@@ -301,7 +310,7 @@ class Retriever:
         terms = self._topic_terms(query, names)
         start, end = intent.time_range or (None, None)
         # without a range every event may answer "when ...?"; the topic words pick them
-        limit = self.settings.candidates if intent.time_range is not None else None
+        limit = self.settings.candidates if intent.time_range is not None else self.settings.topic_event_limit
         for event in self.stores.events.range(user_id, start=start, end=end, limit=limit):
             match = 1.0 if only_time else self._overlap(terms, f"{event.subject} {event.text}")
             if match == 0:
@@ -330,18 +339,32 @@ class Retriever:
         if not asks_about_the_past(query):
             items = newest_first_within_topics(items, self._topic_terms(query, names), self.analyzer.tokens,
                                                band=self.settings.restated_band)
-            items = self._successors_above(user_id, items)
+            items = self._successors_above(user_id, items, statements=asks_about_the_present(query))
         if facts is not None:
             current = {(f.subject, f.key): set(f.sources) for f in facts}
             superseded = superseded_sources(self.stores.profile.history(user_id), current)
             items = mark_superseded(items, superseded) if superseded else items
         return items
 
-    def _successors_above(self, user_id: str, items: list[RecallItem]) -> list[RecallItem]:
+    def _successors_above(self, user_id: str, items: list[RecallItem], *, statements: bool) -> list[RecallItem]:
+        """Successor links, plus statement links when the question asks about the present
+        (they are looser: a past-tense question wants what was said then)."""
+        window = 10
+        # a profile value or an event in the window stands for the message it was read from
+        source_ids = {i: archive_item_id(user_id, "message", item.sources[0])
+                      for i, item in enumerate(items[:window]) if item.store in ("profile", "events") and item.sources}
         ids = [item.item_id for item in items if item.store in ("archive", "episodes") and item.item_id]
-        vectors = self.stores.index.vectors(user_id, ids) if len(ids) > 1 else {}
-        links = successor_links(items, vectors, similarity=self.settings.successor_similarity,
-                                gap=timedelta(hours=self.settings.window_gap_hours))
+        wanted = [*ids, *source_ids.values()]
+        vectors = self.stores.index.vectors(user_id, wanted) if len(wanted) > 1 else {}
+        gap = timedelta(hours=self.settings.window_gap_hours)
+        links = successor_links(items, vectors, similarity=self.settings.successor_similarity, gap=gap,
+                                window=window)
+        vector_at = {i: vectors[item.item_id] for i, item in enumerate(items[:window])
+                     if item.item_id in vectors and item.store == "archive"}
+        vector_at.update({i: vectors[v] for i, v in source_ids.items() if v in vectors})
+        if statements:
+            links += statement_links(items, vector_at, similarity=self.settings.statement_similarity, gap=gap,
+                                     states=states_own_state, window=window)
         return successors_above(items, links) if links else items
 
     def _touch(self, user_id: str, items: Sequence[RecallItem], now: datetime) -> None:

@@ -67,6 +67,14 @@ def asks_about_the_past(query: str) -> bool:
     return bool(_ASKS_FOR_A_TIME.search(query)) and bool(_PAST_TENSE.search(query))
 
 
+def asks_about_the_present(query: str) -> bool:
+    """The question asks how things are now: a present-tense question ("what's my salary?",
+    "where does she live these days?"), not one in the past tense ("what did she buy?")."""
+    if _PRESENT.search(query):
+        return True
+    return not _PAST_TENSE.search(query) and not _EARLIER_MOMENT.search(query)
+
+
 RESTATABLE = frozenset({"archive", "events", "episodes", "semantic"})
 
 
@@ -196,6 +204,23 @@ _NUMBER = re.compile(r"\d[\d,.:]*|\b(?:one|two|three|four|five|six|seven|eight|n
                      r"twenty|thirty|forty|fifty|hundred|dozen|once|twice)\b", re.IGNORECASE)
 
 
+# Verbs and phrases that report a new state without a "now" ("just started at", "finally got
+# the keys", "sold the guitar", "turned 30", "bumped it up to 10k"). General English, written
+# on the project's own development conversations (training/corpus/update_conversations.jsonl).
+_TRANSITION_WORDS = re.compile(
+    r"\b(?:finally|just (?:got|started|moved|bought|signed|joined|switched|changed)|started|starting|began|"
+    r"joined|took up|taken up|picked up|transferred|swapped|sold|bought|traded|turned|became|become|"
+    r"graduated|promoted|hired|retired|left|jumped ship|renewed|renewal|from next (?:week|month|year)|"
+    r"bumped|doubled|halved|moved on|moved (?:in|into|over|across)|going for|decided|officially|"
+    r"rewrote|rewritten|ported|arrived|adopted|got (?:a|an|the|my|our) new|first (?:day|week|month) (?:at|of|in))\b",
+    re.IGNORECASE)
+
+
+def signals_transition(earlier: str, later: str) -> bool:
+    """signals_change, or a verb that reports a new state."""
+    return signals_change(earlier, later) or bool(_TRANSITION_WORDS.search(later))
+
+
 def numbers_in(text: str) -> set[str]:
     return {m.group(0).lower().rstrip(".,:") for m in _NUMBER.finditer(text)}
 
@@ -229,6 +254,36 @@ def successor_links(items: Sequence[RecallItem], vectors: Mapping[str, np.ndarra
                     and new.occurred_at - old.occurred_at >= gap  # type: ignore[operator]
                     and speaker_of(old) == speaker_of(new) and not set(old.sources) & set(new.sources)
                     and signals_change(old.text, new.text)):
+                links.append((i, j))
+    return links
+
+
+def statement_links(items: Sequence[RecallItem], vector_at: Mapping[int, np.ndarray], *,
+                    similarity: float, gap: timedelta, states: Callable[[str], bool],
+                    window: int = 10) -> list[tuple[int, int]]:
+    """(earlier, later) positions where the later item is a turn stating the speaker's own
+    state (``states``: not only a question, not about someone else, not a hypothetical) that
+    reports a change, on the topic of an earlier item of the same speaker that the query
+    also recalled: both lie in the first ``window`` items, and their messages' vectors
+    (``vector_at``, by position; a profile value or an event has its source message's) have
+    cosine >= ``similarity``, a loose bar: "finally got the keys to our place in York"
+    restates "I rent a flat in Leeds" at cosine ~0.3. Only the order inside the window
+    changes, so the best ``window`` stay the same set."""
+    ready = [i for i in range(min(window, len(items))) if i in vector_at
+             and items[i].occurred_at is not None and speaker_of(items[i])]
+    if len(ready) < 2:
+        return []
+    later = {i for i in ready if items[i].store == "archive" and states(items[i].text)}
+    matrix = np.stack([vector_at[i] for i in ready])
+    cosine = matrix @ matrix.T
+    links = []
+    for a, i in enumerate(ready):
+        for b, j in enumerate(ready):
+            old, new = items[i], items[j]
+            if (j in later and cosine[a, b] >= similarity
+                    and new.occurred_at - old.occurred_at >= gap  # type: ignore[operator]
+                    and speaker_of(old) == speaker_of(new) and not set(old.sources) & set(new.sources)
+                    and signals_transition(old.text, new.text)):
                 links.append((i, j))
     return links
 
