@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/knowledge_updates.py [--data FILE ...]
 
-Two held-out sets, both run by default, neither ever used to tune:
+Three held-out sets, all run by default, none ever used to tune:
 
 * ``knowledge_updates_heldout.jsonl``: 20 short conversations, each with an old value,
   distractors and a later value that replaces it (written 2026-12-01, before any of the
@@ -13,7 +13,14 @@ Two held-out sets, both run by default, neither ever used to tune:
   places, people, dates changing) and 8 non-updates, where a later statement on a nearby
   topic (a sibling's city, a son's allergy, a half-marathon time) must *not* rank above the
   older statement that answers the question (category ``non-update``: the answer's turn
-  counts as "newest", the later look-alike as "replaced"); ``results/knowledge_updates_heldout2.json``.
+  counts as "newest", the later look-alike as "replaced"); ``results/knowledge_updates_heldout2.json``;
+* ``knowledge_updates_heldout3.jsonl``: 40 assistant conversations (30 updates, 10
+  non-updates) written 2026-12-02 00:45-00:49 UTC by a separate session that saw no code and
+  no other data, before the statement links were written; ``results/knowledge_updates_heldout3.json``.
+
+The statement links were tuned on ``training/corpus/update_conversations.jsonl`` (60 development
+conversations of the same kind, written 2026-12-02 for tuning); pass it with ``--data`` to see
+the development figure.
 
 Each conversation is ingested into a fresh store through the public facade (real DuckDB file, Chroma directory and the configured MiniLM embedder, the
 offline router) and the baselines (BM25, dense, hybrid, recency) on the raw turns, by the
@@ -92,7 +99,13 @@ def profile_check(case: dict[str, Any], settings: Any) -> dict[str, Any]:
 
 
 SETS = {"knowledge_updates_heldout.jsonl": "knowledge_updates.json",
-        "knowledge_updates_heldout2.jsonl": "knowledge_updates_heldout2.json"}
+        "knowledge_updates_heldout2.jsonl": "knowledge_updates_heldout2.json",
+        "knowledge_updates_heldout3.jsonl": "knowledge_updates_heldout3.json"}
+
+
+WRITTEN = {"knowledge_updates_heldout.jsonl": "2026-12-01, before tuning",
+           "knowledge_updates_heldout2.jsonl": "2026-12-01, before tuning",
+           "knowledge_updates_heldout3.jsonl": "2026-12-02 00:45-00:49 UTC, before tuning"}
 
 
 def run_set(data: Path, out: Path, settings: Any) -> None:
@@ -103,7 +116,7 @@ def run_set(data: Path, out: Path, settings: Any) -> None:
     profile = [profile_check(c, settings) for c in cases if "profile" in c]
     summary = {name: {category: block["updates"] for category, block in s["by_category"].items()
                       if "updates" in block} for name, s in results["systems"].items()}
-    out_json = {"data": str(data), "cases": len(cases), "written": "2026-12-01, before tuning",
+    out_json = {"data": str(data), "cases": len(cases), "written": WRITTEN.get(data.name, "development set"),
                 "updates": summary, "profile": profile,
                 "profile_holds_new_value": sum(p["holds_new_value"] for p in profile),
                 "profile_changelog_keeps_old": sum(p["changelog_keeps_old"] for p in profile),
