@@ -162,3 +162,49 @@ def test_own_state_is_a_first_person_statement_not_a_question_or_someone_elses()
     assert not states_own_state("how do I rosin a bow?")
     assert not states_own_state("my sister just moved to Oslo for her new job")
     assert not states_own_state("lol back in college my rent was like $600")
+
+
+def _keyed(text: str, stored: dict[str, str]) -> dict[str, str]:
+    from memfold.llm.cues import content_sentences
+    from memfold.llm.facts import keyed_changes
+
+    message = _message(text)
+    found = keyed_changes(message, content_sentences(text), {("user", k): v for k, v in stored.items()})
+    for fact in found:
+        assert grounding_problem(fact, message) is None, fact
+    return {f.key: f.value for f in found}
+
+
+def test_a_change_that_names_the_stored_key_takes_the_new_value() -> None:
+    assert _keyed("Switched firms, PwC now.", {"employer": "Deloitte"}) == {"employer": "PwC"}
+    assert _keyed("moved teams, search now", {"team": "growth"}) == {"team": "search"}
+    assert _keyed("Got a new car, a white Volvo XC40.", {"possession:car": "Prius"}) == {
+        "possession:car": "white Volvo XC40"}
+    assert _keyed("We upgraded from the Corolla to a RAV4.", {"possession:car": "Toyota Corolla"}) == {
+        "possession:car": "RAV4"}  # named by a word of the old value
+
+
+def test_a_keyed_change_needs_change_evidence_one_named_key_and_the_old_values_shape() -> None:
+    assert _keyed("I love my team, search is fun", {"team": "growth"}) == {}  # nothing changed
+    assert _keyed("new team and new car, both great", {"team": "growth", "possession:car": "Prius"}) == {}
+    assert _keyed("Different team now, marketing.", {"team": "growth"}) == {"team": "marketing"}
+    assert _keyed("New firm now, it's great", {"employer": "Deloitte"}) == {}  # 'great' is not a firm's name
+    assert _keyed("my sister switched firms, KPMG now", {"employer": "Deloitte"}) == {}  # someone else's
+
+
+def test_a_short_change_of_a_stored_value_is_routed_as_a_fact(tmp_path) -> None:
+    from datetime import timedelta
+
+    from memfold import Memory
+    from memfold.config import Settings
+
+    memory = Memory.open(tmp_path / "store", Settings(embedder="hashing"))
+    try:
+        memory.ingest_many([_message("I'm on the growth team at work.")])
+        report = memory.ingest_many([Message(msg_id="m2", user_id="u", speaker="user", role="user",
+                                             text="moved teams, search now", ts=T0 + timedelta(days=3))])
+        assert report.routed.get("FACT") == 1
+        assert {f.key: f.value for f in memory.profile("u")}["team"] == "search"
+        assert [c.old_value for c in memory.profile_history("u", subject="user", key="team")][-1] == "growth"
+    finally:
+        memory.close()

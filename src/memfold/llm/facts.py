@@ -1094,3 +1094,94 @@ def _to_extraction(item: Found, message: Message) -> FactExtraction:
                           reason=f"stated by {message.speaker} (rule weight {item.weight:g})")
 
 
+
+
+# -- keyed changes: a change that names the stored key, not its old value ---------------------
+
+# Nouns that name a stored key in a change ("switched firms", "different team now", "got a
+# new car, a ..."): general English for the key vocabulary (llm/keys.py). A key of a keyed
+# family (pet:cat, possession:car, favorite:movie) is also named by its thing.
+_KEY_NOUNS = {"employer": "firm firms company job employer", "team": "team teams squad department desk",
+              "job": "job role position title", "location": "city town place", "partner": "partner",
+              "education": "major degree school university course"}
+_KEYED_CHANGE = re.compile(r"\b(?:now|new|switched|switching|moved|changed|different|upgraded|traded|"
+                           r"instead|anymore|no longer|these days|renamed|correction|actually|not|sorry|oops|"
+                           r"my bad|i meant|typo)\b", re.IGNORECASE)
+_NEW_VALUE = r"(?:the |a |an |my )?(?P<v>[\w'&.-]+(?: [\w'&.-]+){0,3}?)"
+_VALUE_END = r"(?=\s*(?:[.,!;:)]|$| now\b| not\b| instead\b| these days\b| and\b| but\b| so\b))"
+
+
+def _keyed_frames(noun: str) -> list[re.Pattern[str]]:
+    return [re.compile(p, re.IGNORECASE) for p in (
+        rf"\b(?:new|different) (?:{noun})(?: now)?\s*[:!,.-]?\s*(?:is |it's |its )?" + _NEW_VALUE + _VALUE_END,
+        rf"\b(?:{noun})(?:'s| is)(?: now| actually)? " + _NEW_VALUE + _VALUE_END,
+        rf"\b(?:switched|moved|changed) (?:{noun}),? (?:to )?" + _NEW_VALUE + _VALUE_END,
+    )]
+
+
+_GENERIC_FRAMES = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:switched|moved|changed|upgraded|transferred)(?: me)?(?: over)? (?:from [\w' &.-]+? )?(?:to|into) "
+    + _NEW_VALUE + _VALUE_END,
+    r"\bit's " + _NEW_VALUE + r"(?= now\b|, not\b| not\b)",
+))
+
+
+def keyed_changes(message: Message, content: list[str],
+                  current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """New values for a stored key that the message names by a noun ("switched firms, PwC
+    now") or by a word of the old value ("traded the Jeep in, it's a Subaru Outback now"),
+    when it also says something changed. One stored key must be named; the new value must be
+    shaped like the old one (capitalised if it was) and differ from it."""
+    speaker = speaker_subject(message)
+    stored = {key: value for (subject, key), value in current.items() if subject == speaker}
+    found: list[FactExtraction] = []
+    for sentence in content:
+        sentence = standard_spelling(sentence)
+        if not _KEYED_CHANGE.search(sentence) or not states_own_fact(sentence):
+            continue
+        named = [key for key in stored if _names_key(sentence, key, stored[key])]
+        if len(named) != 1:
+            continue
+        key = named[0]
+        value = _keyed_value(sentence, key, stored[key])
+        if value:
+            found.append(_to_extraction(Found(speaker, key, value, 3.0), message))
+    return found
+
+
+def _key_nouns(key: str) -> str:
+    family, _, thing = key.partition(":")
+    words = _KEY_NOUNS.get(family, "")
+    return " ".join(filter(None, [words, thing.replace("_", " ") if family in KEYED_THINGS else ""]))
+
+
+KEYED_THINGS = frozenset({"pet", "possession", "favorite"})
+
+
+def _names_key(sentence: str, key: str, old: str) -> bool:
+    nouns = _key_nouns(key).split()
+    if any(re.search(rf"\b{re.escape(noun)}s?\b", sentence, re.IGNORECASE) for noun in nouns):
+        return True
+    distinctive = [w for w in re.findall(r"[A-Z][\w'-]{2,}", old)]
+    return any(re.search(rf"\b{re.escape(w)}\b", sentence) for w in distinctive)
+
+
+def _keyed_value(sentence: str, key: str, old: str) -> str:
+    nouns = "|".join(re.escape(n) for n in _key_nouns(key).split())
+    frames = [*(_keyed_frames(nouns) if nouns else []), *_GENERIC_FRAMES]
+    for frame in frames:
+        for m in frame.finditer(sentence):
+            value = clean_value(m["v"])
+            if _fits(value, old, nouns):
+                return value
+    return ""
+
+
+def _fits(value: str, old: str, nouns: str) -> bool:
+    """Shaped like the old value, and not it, nor a key noun, nor a function word."""
+    words = _folded(value).split()
+    if not words or _folded(value) == _folded(old) or set(words) & _NOT_VALUE_WORDS:
+        return False
+    if nouns and re.fullmatch(rf"(?:{nouns})s?", value, re.IGNORECASE):
+        return False
+    return value[:1].isupper() == old[:1].isupper() or any(ch.isdigit() for ch in value)

@@ -37,7 +37,7 @@ from memfold.llm.cues import (
     is_personal_plan,
     none_cues,
 )
-from memfold.llm.facts import extract_facts, swapped_values
+from memfold.llm.facts import extract_facts, keyed_changes, swapped_values
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
@@ -64,6 +64,7 @@ class Analysis:
     content: list[str]
     subject: str
     cue_vector: np.ndarray
+    changes_stored: bool = False  # a swap or keyed change gives a stored key a new value
 
 
 class OfflineBackend:
@@ -169,8 +170,11 @@ class OfflineBackend:
         event_cues(content, cues)
         is_reference = message.role in ("tool", "document")
         facts, strength = ([], 0.0) if is_reference else extract_facts(message, content)
+        changes_stored = False
         if context.profile and not is_reference:
+            before = strength
             facts, strength = _with_swaps(facts, strength, message, content, context)
+            changes_stored = strength > before
         facts = _against_profile(facts, context)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
@@ -195,7 +199,7 @@ class OfflineBackend:
             message, cues, fact_strength=strength, facts=len(facts), has_time=when is not None,
             time_ahead=when is not None and when.end > message.ts, personal_plan=plan,
             content_sentences=len(content), prototypes=similarity)
-        return Analysis(cues, facts, when, content, subject, vector)
+        return Analysis(cues, facts, when, content, subject, vector, changes_stored)
 
     def _decide(self, message: Message, context: RouteContext, similarity: np.ndarray | None,
                 embedding: np.ndarray | None = None) -> RouteDecision:
@@ -209,6 +213,12 @@ class OfflineBackend:
                 scores = scores + self.embedding_weight * similarity
                 a.cues.reasons.append("prototypes: " + ", ".join(
                     f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
+        if a.changes_stored and KINDS[int(np.argmax(scores))] == "NONE":
+            # "moved teams, search now" names the stored key and its new value: a fact, however
+            # short (the head reads such fragments as chatter)
+            scores = scores.copy()
+            scores[KINDS.index("FACT")] = scores.max() + 1.0
+            a.cues.reasons.append("changes a stored value")
         return self._build(message, scores, a.cues.reasons, a.facts, a.when, a.content, a.subject)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
@@ -237,12 +247,19 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message,
     """A swap that names the stored value ("left Siemens for Bosch") replaces what the rules
     read for that key: the old value is the surest sign of which key changes."""
     current = {(f.subject, f.key): f.value for f in context.profile}
-    swaps = swapped_values(message, content, current)
+    swaps = swapped_values(message, content, current) or _unread_keyed_changes(facts, message, content, current)
     if not swaps:
         return facts, strength
     keys = {(f.subject, f.key) for f in swaps}
     kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
     return [*kept, *swaps], max(strength, 3.0)
+
+
+def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content: list[str],
+                          current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """Keyed changes ("switched firms, PwC now") for keys the rules did not read."""
+    read = {(f.subject, f.key) for f in facts}
+    return [f for f in keyed_changes(message, content, current) if (f.subject, f.key) not in read]
 
 
 def _against_profile(facts: list[FactExtraction], context: RouteContext) -> list[FactExtraction]:
