@@ -292,12 +292,12 @@ class Memory(LayerMethods):
                  submit: Callable[..., Future[dict[str, Any]]]) -> _Prepared:
         """Validate a batch and start embedding the texts of its messages not stored yet."""
         messages, positions, rejected = self._validate(raw, start)
-        if messages:
+        if len(messages) > 1:  # a re-sent transcript is not embedded again
             self._check_open()
             with self._write_lock:
                 unseen, _, _ = self._drop_already_stored(messages, positions)
-        else:
-            unseen = []
+        else:  # one message: its lookup costs what its vector does; the commit checks it
+            unseen = messages
         return _Prepared(len(raw), messages, positions, rejected, submit(self._embed_texts, unseen))
 
     def _store_prepared(self, batch: _Prepared,

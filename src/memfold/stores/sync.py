@@ -73,9 +73,9 @@ def _index_pending(stores: Stores, embedder: Embedder, batch_size: int) -> int:
     seen: set[str] = set()
     while True:
         indexed = _in_claim(stores, lambda: _index_batch(stores, embedder, batch_size, seen))
-        if not indexed:
-            return done
         done += indexed
+        if indexed < batch_size:  # a short batch was the last one (no SELECT to find nothing)
+            return done
 
 
 def index_known(stores: Stores, vectors: Mapping[str, Any], limit: int = 10_000) -> list[ArchiveItem]:
@@ -111,8 +111,7 @@ def sync_index(stores: Stores, embedder: Embedder, batch_size: int = 256, *,
     if stores.read_only:
         return SyncReport(archive_rows=stores.archive.count(), index_vectors=stores.index.count())
     report = SyncReport()
-    if stores.archive.count_unindexed():
-        report.indexed = _index_pending(stores, embedder, batch_size)
+    report.indexed = _index_pending(stores, embedder, batch_size)  # its SELECT finds nothing pending
     if not full:  # after a write: its own rows are indexed; reconciling is for open()
         report.seconds = time.perf_counter() - started
         return report
