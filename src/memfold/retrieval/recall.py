@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -244,10 +245,12 @@ class Retriever:
         in_range = 0.0 if intent.time_range is None else s.range_boost * max(intent.weight("temporal"), 0.5)
         scored: list[tuple[float, str]] = []
         for group in _by_sources(rows):
-            ids = [r.item_id for r in group]
-            score = 0.0
-            for weight, scores in lists:
-                score += weight * max(scores.get(i, 0.0) for i in ids)
+            if len(group) == 1:  # most memories have one row: no max over a generator
+                item_id = group[0].item_id
+                score = sum(weight * scores.get(item_id, 0.0) for weight, scores in lists)
+            else:
+                ids = [r.item_id for r in group]
+                score = sum(weight * max(scores.get(i, 0.0) for i in ids) for weight, scores in lists)
             if any(r.about in names for r in group):
                 score += s.subject_boost
             if in_range and any(_within(r.occurred_at, intent.time_range) for r in group):  # type: ignore[arg-type]
@@ -364,7 +367,7 @@ class Retriever:
         vector_at.update({i: vectors[v] for i, v in source_ids.items() if v in vectors})
         if statements:
             links += statement_links(items, vector_at, similarity=self.settings.statement_similarity, gap=gap,
-                                     states=states_own_state, window=window)
+                                     states=_states_own_state, window=window)
         return successors_above(items, links) if links else items
 
     def _touch(self, user_id: str, items: Sequence[RecallItem], now: datetime) -> None:
@@ -374,6 +377,11 @@ class Retriever:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+# The best 10 of every present-tense recall are read by these rules, and the same stored
+# texts come back query after query: the rules run once per text.
+_states_own_state = lru_cache(maxsize=8192)(states_own_state)
+
 
 def named_subjects(query: str, subjects: Iterable[str]) -> set[str]:
     """The (lower-cased) subjects of a user's memory that the query names as whole words;

@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 import numpy as np
 
@@ -218,20 +219,37 @@ _TRANSITION_WORDS = re.compile(
 
 def signals_transition(earlier: str, later: str) -> bool:
     """signals_change, or a verb that reports a new state."""
-    return signals_change(earlier, later) or bool(_TRANSITION_WORDS.search(later))
+    return signals_change(earlier, later) or _has_transition_word(later)
 
 
 def numbers_in(text: str) -> set[str]:
-    return {m.group(0).lower().rstrip(".,:") for m in _NUMBER.finditer(text)}
+    return set(_numbers(text))
 
 
 def signals_change(earlier: str, later: str) -> bool:
     """The later text says something changed: a change word, or a number the earlier
     text (which states one) does not."""
-    if _CHANGE_WORDS.search(later):
+    if _has_change_word(later):
         return True
-    before = numbers_in(earlier)
-    return bool(before) and bool(numbers_in(later) - before)
+    before = _numbers(earlier)
+    return bool(before) and bool(_numbers(later) - before)
+
+
+# The link loops ask these of each pair of the best 10 on every recall, and the same
+# stored texts come back query after query: the regular expressions run once per text.
+@lru_cache(maxsize=8192)
+def _has_change_word(text: str) -> bool:
+    return _CHANGE_WORDS.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def _has_transition_word(text: str) -> bool:
+    return _TRANSITION_WORDS.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower().rstrip(".,:") for m in _NUMBER.finditer(text))
 
 
 def successor_links(items: Sequence[RecallItem], vectors: Mapping[str, np.ndarray], *,
