@@ -448,10 +448,9 @@ class Memory(LayerMethods):
                 items = archive_items(msgs, [d for _, d in group], previous=previous[user_id],
                                       extractions=self.settings.index_extractions)
                 outcome = self._fold(user_id, msgs)
-                items += outcome.archive
-                self.stores.archive.add(items)
-                archived += items
+                archived += items + outcome.archive
                 folds += outcome.folds
+            self.stores.archive.add(archived)  # one SELECT and one INSERT for all the batch's users
             for report in enforce_for_batch(self.stores, messages, policy=self.retention):
                 archived += report.archived  # evicted_fact rows: indexed below with the batch
         return folds, archived, refused
