@@ -172,9 +172,7 @@ class OfflineBackend:
         facts, strength = ([], 0.0) if is_reference else extract_facts(message, content)
         changes_stored = False
         if context.profile and not is_reference:
-            before = strength
-            facts, strength = _with_swaps(facts, strength, message, content, context)
-            changes_stored = strength > before
+            facts, strength, changes_stored = _with_swaps(facts, strength, message, content, context)
         facts = _against_profile(facts, context)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
@@ -242,17 +240,18 @@ def _head_reason(head: LinearHead, cue_vector: np.ndarray, label: str) -> str:
     return f"head: {label} ({', '.join(top)})"
 
 
-def _with_swaps(facts: list[FactExtraction], strength: float, message: Message,
-                content: list[str], context: RouteContext) -> tuple[list[FactExtraction], float]:
+def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, content: list[str],
+                context: RouteContext) -> tuple[list[FactExtraction], float, bool]:
     """A swap that names the stored value ("left Siemens for Bosch") replaces what the rules
-    read for that key: the old value is the surest sign of which key changes."""
+    read for that key: the old value is the surest sign of which key changes. The flag says
+    whether a swap or keyed change gave a stored key a new value."""
     current = {(f.subject, f.key): f.value for f in context.profile}
     swaps = swapped_values(message, content, current) or _unread_keyed_changes(facts, message, content, current)
     if not swaps:
-        return facts, strength
+        return facts, strength, False
     keys = {(f.subject, f.key) for f in swaps}
     kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
-    return [*kept, *swaps], max(strength, 3.0)
+    return [*kept, *swaps], max(strength, 3.0), True
 
 
 def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content: list[str],

@@ -27,7 +27,7 @@ from memfold.errors import BackendError
 from memfold.llm.base import JsonCompleter
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.models import utcnow
-from memfold.timeexpr import resolve_query_range
+from memfold.timeexpr import MONTHS, resolve_query_range
 
 Intent = Literal["fact", "temporal", "semantic"]
 INTENTS: tuple[Intent, ...] = ("fact", "temporal", "semantic")
@@ -200,9 +200,9 @@ class LearnedIntentClassifier:
                            classifier=self.name)
 
 
-_CALENDAR_DATE = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|\b(?:19|20)\d\d\b|\b\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\b",
+_CALENDAR_DATE = re.compile(  # a month name (timeexpr's list), a year, or 13/10(/2022)
+    r"\b(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b"
+    r"|\b(?:19|20)\d\d\b|\b\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\b",
     re.IGNORECASE)
 
 
