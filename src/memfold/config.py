@@ -22,6 +22,7 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
     MEMFOLD_KNOWLEDGE_GRANTS which knowledge-base namespaces each user reads, as JSON, e.g.
                              {"*": ["product-manual"], "ana": ["internal-faq"]} ("*": every user)
     MEMFOLD_TASK_TTL_SECONDS a task's scratchpad burns after this long without a write (86400)
+    MEMFOLD_VECTOR_CACHE_MB  recent users' vectors kept in the writer's memory for recall (256; 0: off)
     MEMFOLD_DATABASE_URL     postgresql://... : PostgreSQL as the system of record (with
     MEMFOLD_CHROMA_URL       http://host:port : the Chroma server holding the vectors; set
                              both or neither; default: the store directory, nothing to start)
@@ -95,12 +96,17 @@ class Settings(BaseModel):
     # (stores/index_process.py has the figures). Off for one-shot commands: the child
     # costs a second interpreter and a chromadb import at start.
     index_process: bool = False
+    # The vectors of the users read last, kept in the writer's process for recall (exact
+    # search; stores/vector_cache.py): a recall no longer waits for the index's upserts.
+    # MiB, about 1.6 KB a row; 0 turns it off. Never with PostgreSQL: replicas share the index.
+    vector_cache_mb: int = Field(default=256, ge=0)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars",
-                     "database_url", "chroma_url", "task_ttl_seconds", "intent", "anthropic_timeout"):
+                     "database_url", "chroma_url", "task_ttl_seconds", "intent", "anthropic_timeout",
+                     "vector_cache_mb"):
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env:
                 values[name] = env
@@ -211,7 +217,8 @@ def build_stores(settings: Settings, *, read_only: bool = False, fresh_index: bo
         from memfold.stores import open_stores
 
         return open_stores(Path(settings.store), read_only=read_only, fresh_index=fresh_index,
-                           index_process=settings.index_process)
+                           index_process=settings.index_process,
+                           vector_cache_bytes=settings.vector_cache_mb * 1024 * 1024)
     database_url, chroma_url = _server_urls(settings)
     from memfold.stores.chroma import ChromaVectorIndex, http_client
     from memfold.bm25 import DEFAULT_WINDOW_GAP

@@ -294,8 +294,9 @@ class Memory(LayerMethods):
         messages, positions, rejected = self._validate(raw, start)
         if len(messages) > 1:  # a re-sent transcript is not embedded again
             self._check_open()
-            with self._write_lock:
-                unseen, _, _ = self._drop_already_stored(messages, positions)
+            # a hint, read without the write lock (reads see the last commit; the service's
+            # next batch prepares while one commits): the commit checks again under the lock
+            unseen, _, _ = self._drop_already_stored(messages, positions)
         else:  # one message: its lookup costs what its vector does; the commit checks it
             unseen = messages
         return _Prepared(len(raw), messages, positions, rejected, submit(self._embed_texts, unseen))

@@ -1,7 +1,8 @@
 """Fixtures for the store contract tests: every test taking ``stores`` runs against the
 in-memory reference, DuckDB and PostgreSQL (a schema of its own on a throwaway cluster,
 tests/pg_cluster.py); every test taking ``index`` runs against the
-numpy reference, against Chroma, against Chroma opened on first use (a reader's), against
+numpy reference, against Chroma, against Chroma behind the in-process cache of recent users'
+vectors (a writer's), against Chroma opened on first use (a reader's), against
 Chroma in a child process (the service's), and against a Chroma server (``chroma run``,
 one per session)."""
 
@@ -26,7 +27,8 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
     bundle.close()
 
 
-@pytest.fixture(params=["memory", "chroma", "lazy-chroma", "chroma-process", "chroma-server"])
+@pytest.fixture(params=["memory", "chroma", "cached-chroma", "lazy-chroma", "chroma-process",
+                        "chroma-server"])
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorIndex]:
     server = request.getfixturevalue("chroma_server") if request.param == "chroma-server" else None
     idx = make_index(request.param, tmp_path, server)

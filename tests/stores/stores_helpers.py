@@ -94,6 +94,11 @@ def make_index(kind: str, tmp_path: Path, server: ChromaServer | None = None) ->
 
         return ProcessVectorIndex(tmp_path / "chroma")
 
+    if kind == "cached-chroma":  # what a writer's open_stores gives: recent users in memory
+        from memfold.stores.vector_cache import CachedVectorIndex
+
+        return CachedVectorIndex(ChromaVectorIndex(tmp_path / "chroma"))
+
     if kind == "lazy-chroma":  # what a read-only open_stores gives
         from memfold.stores.lazy_index import LazyVectorIndex, chroma_vector_count
 

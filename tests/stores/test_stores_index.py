@@ -69,6 +69,19 @@ def test_vectors_returns_the_stored_unit_vectors_of_one_users_rows(index: Vector
     assert index.vectors("nobody", ["a1"]) == {}
 
 
+def test_user_vectors_returns_every_row_of_one_user(index: VectorIndex,
+                                                    embedder: HashingEmbedder) -> None:
+    _fill(index, embedder, _items("ana"))
+    _fill(index, embedder, _items("bob", prefix="b-"))
+    ids, matrix, kinds = index.user_vectors("ana")
+    assert sorted(ids) == sorted(TEXTS) and len(matrix) == len(ids) == len(kinds)
+    by_id = dict(zip(ids, zip(kinds, matrix)))
+    assert by_id["a2"][0] == "fact" and by_id["a1"][0] == "message"
+    expected = embedder.embed([TEXTS["a3"]])[0]
+    assert float(by_id["a3"][1] @ expected) == pytest.approx(1.0, abs=1e-4)
+    assert index.user_vectors("nobody")[0] == []
+
+
 def test_upsert_is_idempotent_and_replaces(index: VectorIndex, embedder: HashingEmbedder) -> None:
     items = _items()
     _fill(index, embedder, items)

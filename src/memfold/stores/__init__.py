@@ -102,7 +102,8 @@ def duckdb_stores(db: DuckDBDatabase, index: VectorIndex, **extra: object) -> St
 
 
 def open_stores(directory: str | Path, *, read_only: bool = False,
-                fresh_index: bool = False, index_process: bool = False) -> Stores:
+                fresh_index: bool = False, index_process: bool = False,
+                vector_cache_bytes: int = 0) -> Stores:
     """Open (creating if needed) the store directory.
 
     A writer takes ``DIR/writer.lock`` first and fails at once if another process holds
@@ -111,7 +112,9 @@ def open_stores(directory: str | Path, *, read_only: bool = False,
     ``fresh_index=True`` (a writer only) starts the vector index from an empty directory:
     the index is derived from DuckDB, so a corrupt one is dropped, not repaired, and
     ``reindex`` rebuilds it. ``index_process`` (a writer only): the Chroma directory is
-    served by a child process (:mod:`memfold.stores.index_process`).
+    served by a child process (:mod:`memfold.stores.index_process`). ``vector_cache_bytes``
+    (a writer only; 0: off): the vectors of the users read last are kept in this process
+    for reads (:mod:`memfold.stores.vector_cache`).
     """
     directory = Path(directory)
     lock = None
@@ -138,6 +141,10 @@ def open_stores(directory: str | Path, *, read_only: bool = False,
         try:
             index = (_reader_index(directory) if read_only
                      else _chroma_index(directory, cleanup=True, child=index_process))
+            if vector_cache_bytes > 0 and not read_only:  # the one writer: every write passes it
+                from memfold.stores.vector_cache import CachedVectorIndex
+
+                index = CachedVectorIndex(index, max_bytes=vector_cache_bytes)
         except StoreError:
             db.close()
             raise

@@ -133,6 +133,34 @@ def embedding_matrix(items: Sequence[ArchiveItem], embeddings: Any) -> Any:
     return float_matrix(embeddings, len(items))
 
 
+def unit_rows(embeddings: Any, expected: int) -> Any:
+    """``embeddings`` as float32 rows of length 1 (a zero row stays zero), or InvalidInputError."""
+    import numpy as np
+
+    matrix = float_matrix(embeddings, expected)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def cosine_top(matrix: Any, query: Any, k: int, allowed: Any = None) -> list[tuple[int, float]]:
+    """Exact search: (row, cosine) of the best ``k`` unit rows of ``matrix`` for the unit
+    ``query``, best first, ties in row order; ``allowed`` (a boolean mask) limits the rows."""
+    import numpy as np
+
+    if k <= 0 or len(matrix) == 0:
+        return []
+    scores = matrix @ query
+    if allowed is not None:
+        scores = np.where(allowed, scores, -np.inf)
+    if len(scores) > k:  # only the best k are sorted (k=200 of a user's thousands of rows)
+        best = np.argpartition(-scores, k - 1)[:k]
+        order = best[np.lexsort((best, -scores[best]))]
+    else:
+        order = np.argsort(-scores, kind="stable")
+    return [(int(n), float(scores[n])) for n in order if np.isfinite(scores[n])]
+
+
 def rows_by_user(items: Sequence[ArchiveItem]) -> dict[str, list[int]]:
     """The positions of each user's items, users in first-seen order (one collection each)."""
     rows: dict[str, list[int]] = {}

@@ -343,17 +343,36 @@ class ChromaVectorIndex:
         vectors: list[np.ndarray] = []
         metas: list[dict[str, Any]] = []
         for collection in self._call("list collections", self._all):
-            offset = 0
-            while True:
-                page = self._call("read vectors", lambda c=collection, o=offset: c.get(
-                    include=["embeddings", "metadatas"], limit=self._max_batch, offset=o))
+            for page in self._pages(collection):
                 ids.extend(page["ids"])
                 vectors.extend(np.asarray(v, dtype=np.float32) for v in page["embeddings"])
                 metas.extend(dict(m) for m in page["metadatas"])
-                offset += len(page["ids"])
-                if len(page["ids"]) < self._max_batch:
-                    break
         return ids, np.stack(vectors) if vectors else np.zeros((0, 1), np.float32), metas
+
+    def _pages(self, collection: Any) -> Iterator[dict[str, Any]]:
+        """Every row of a collection with its vector and metadata, a max batch at a time."""
+        offset = 0
+        while True:
+            page = self._call("read vectors", lambda o=offset: collection.get(
+                include=["embeddings", "metadatas"], limit=self._max_batch, offset=o))
+            yield page
+            offset += len(page["ids"])
+            if len(page["ids"]) < self._max_batch:
+                return
+
+    def user_vectors(self, user_id: str) -> tuple[list[str], np.ndarray, list[str]]:
+        """Every vector of one user: (ids, rows, kinds), in the collection's order
+        (what an in-process cache of the user's vectors loads, stores/vector_cache.py)."""
+        collection = self._call("open collection", lambda: self._collection(user_id, create=False))
+        ids: list[str] = []
+        rows: list[Any] = []
+        kinds: list[str] = []
+        for page in [] if collection is None else self._pages(collection):
+            ids.extend(page["ids"])
+            rows.extend(page["embeddings"])
+            kinds.extend(str((m or {}).get("kind", "")) for m in page["metadatas"])
+        matrix = np.asarray(rows, dtype=np.float32) if rows else np.zeros((0, 0), dtype=np.float32)
+        return ids, matrix, kinds
 
     def close(self) -> None:
         """Close the Chroma client (releases its SQLite file and HNSW files); idempotent."""

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from memfold.models import ArchiveItem
 
 # The VectorIndex methods (and the extras the facade uses) a child answers.
-_METHODS = frozenset({"upsert", "query", "vectors", "delete", "ids", "count", "reset", "purge_log"})
+_METHODS = frozenset({"upsert", "query", "vectors", "user_vectors", "delete", "ids", "count", "reset",
+                      "purge_log"})
 START_TIMEOUT_S = 120.0  # a cold chromadb import under load takes several seconds
 
 
@@ -159,6 +160,9 @@ class ProcessVectorIndex:
 
     def vectors(self, user_id: str, item_ids: Sequence[str]) -> dict[str, np.ndarray]:
         return self._call("vectors", user_id, list(item_ids))
+
+    def user_vectors(self, user_id: str) -> tuple[list[str], np.ndarray, list[str]]:
+        return self._call("user_vectors", user_id)
 
     def delete(self, item_ids: Sequence[str]) -> None:
         self._call("delete", list(item_ids))

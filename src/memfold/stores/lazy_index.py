@@ -100,6 +100,9 @@ class LazyVectorIndex:
     def vectors(self, user_id: str, item_ids: Sequence[str]) -> dict[str, np.ndarray]:
         return self._real().vectors(user_id, item_ids)
 
+    def user_vectors(self, user_id: str) -> tuple[list[str], np.ndarray, list[str]]:
+        return self._real().user_vectors(user_id)
+
     def delete(self, item_ids: Sequence[str]) -> None:
         self._real().delete(item_ids)
 

@@ -41,6 +41,7 @@ from memfold.models import (
 )
 from memfold.stores._common import (
     as_utc,
+    cosine_top,
     expire_stale,
     in_window,
     new_change,
@@ -50,6 +51,7 @@ from memfold.stores._common import (
     require_evidence,
     scratch_value,
     task_infos,
+    unit_rows,
 )
 
 _TABLES = ("messages", "profile", "changes", "events", "documents", "archive", "folds", "scratch",
@@ -551,7 +553,7 @@ class InMemoryVectorIndex:
         self._stacked: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = {}
 
     def upsert(self, items: Sequence[ArchiveItem], embeddings: np.ndarray) -> None:
-        vectors = _unit_rows(embeddings, len(items))
+        vectors = unit_rows(embeddings, len(items))
         with self._lock:
             for item, vector in zip(items, vectors):
                 self.delete([item.item_id])  # the id may move between users
@@ -573,16 +575,16 @@ class InMemoryVectorIndex:
               kinds: Sequence[str] | None = None) -> list[tuple[str, float]]:
         if k <= 0:
             return []
-        query = _unit_rows(np.asarray(embedding).reshape(1, -1), 1)[0]
+        query = unit_rows(np.asarray(embedding).reshape(1, -1), 1)[0]
         with self._lock:
             ids, item_kinds, matrix = self._user_matrix(user_id)
-        if not ids:
-            return []
-        scores = matrix @ query
-        if kinds is not None:
-            scores = np.where(np.isin(item_kinds, list(kinds)), scores, -np.inf)
-        order = np.argsort(-scores, kind="stable")[:k]  # ids are sorted: ties break by id
-        return [(ids[n], float(scores[n])) for n in order if np.isfinite(scores[n])]
+        allowed = None if kinds is None else np.isin(item_kinds, list(kinds))
+        return [(ids[n], score) for n, score in cosine_top(matrix, query, k, allowed)]  # ties by id
+
+    def user_vectors(self, user_id: str) -> tuple[list[str], np.ndarray, list[str]]:
+        with self._lock:
+            ids, kinds, matrix = self._user_matrix(user_id)
+            return list(ids), matrix.copy(), [str(kind) for kind in kinds]
 
     def delete(self, item_ids: Sequence[str]) -> None:
         with self._lock:
@@ -609,16 +611,6 @@ class InMemoryVectorIndex:
             self._vectors.clear()
             self._meta.clear()
             self._stacked.clear()
-
-
-def _unit_rows(embeddings: np.ndarray, expected: int) -> np.ndarray:
-    matrix = np.asarray(embeddings, dtype=np.float32)
-    if matrix.ndim != 2 or matrix.shape[0] != expected:
-        raise InvalidInputError(
-            f"expected {expected} embeddings as a 2-d array, got shape {matrix.shape}")
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 class InMemoryFoldStore:
