@@ -9,7 +9,8 @@ manifest (``training/heads.json``) records the corpus's sha256 and the validatio
 
 Validation: 15% of the corpus (chosen by a hash of each line's id) is held back to pick the
 L2 strength; the shipped head is then trained on the whole corpus. The held-out sets in
-``benchmarks/data/assistant_*_heldout.jsonl`` are never read here.
+``benchmarks/data/assistant_*_heldout*.jsonl`` are never read here. The router's features
+include what the fact tagger reads (``llm/tagger.py``: train it first, train_tagger.py).
 """
 
 from __future__ import annotations
@@ -64,9 +65,17 @@ def is_validation(row_id: str) -> bool:
     return int(hashlib.sha256(row_id.encode()).hexdigest(), 16) % 100 < 15
 
 
+def extra_routing_rows() -> list[dict[str, object]]:
+    """The extra corpus (``corpus/extra/``, written by other sessions): its fact statements
+    are FACT messages, its statements of no fact carry their label (NONE or EVENT)."""
+    extra = CORPUS / "extra"
+    facts = [{**row, "label": "FACT"} for path in sorted(extra.glob("facts_*.jsonl")) for row in read_jsonl(path)]
+    return facts + [row for path in sorted(extra.glob("negatives_*.jsonl")) for row in read_jsonl(path)]
+
+
 def routing_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
     rows = [row for name in ROUTING_FILES for row in read_jsonl(CORPUS / name)]
-    rows += [row for path in EXTRA_ROUTING for row in read_jsonl(path)]
+    rows += [row for path in EXTRA_ROUTING for row in read_jsonl(path)] + extra_routing_rows()
     messages = [Message(msg_id=str(row["id"]), user_id="train", role=row.get("role", "user"),
                         speaker=str(row.get("speaker") or "user"), text=str(row["text"]),
                         ts=CORPUS_NOW) for row in rows]
@@ -165,7 +174,8 @@ def template_data() -> list[dict[str, object]]:
 
 def corpus_digest() -> str:
     digest = hashlib.sha256()
-    for path in (*(CORPUS / n for n in ROUTING_FILES), *EXTRA_ROUTING, CORPUS / INTENT_FILE):
+    extra = sorted((CORPUS / "extra").glob("*.jsonl"))
+    for path in (*(CORPUS / n for n in ROUTING_FILES), *EXTRA_ROUTING, CORPUS / INTENT_FILE, *extra):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

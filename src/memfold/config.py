@@ -23,6 +23,7 @@ into those objects. Settings come from keyword arguments or ``MEMFOLD_*`` variab
                              {"*": ["product-manual"], "ana": ["internal-faq"]} ("*": every user)
     MEMFOLD_TASK_TTL_SECONDS a task's scratchpad burns after this long without a write (86400)
     MEMFOLD_VECTOR_CACHE_MB  recent users' vectors kept in the writer's memory for recall (256; 0: off)
+    MEMFOLD_FACT_TAGGER      true (default) | false: the learned fact tagger beside the rules
     MEMFOLD_DATABASE_URL     postgresql://... : PostgreSQL as the system of record (with
     MEMFOLD_CHROMA_URL       http://host:port : the Chroma server holding the vectors; set
                              both or neither; default: the store directory, nothing to start)
@@ -100,13 +101,15 @@ class Settings(BaseModel):
     # search; stores/vector_cache.py): a recall no longer waits for the index's upserts.
     # MiB, about 1.6 KB a row; 0 turns it off. Never with PostgreSQL: replicas share the index.
     vector_cache_mb: int = Field(default=256, ge=0)
+    # The learned fact tagger beside the rules (llm/tagger.py); off: rules and templates alone
+    fact_tagger: bool = True
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         for name in ("store", "embedder", "backend", "anthropic_model", "max_text_chars",
                      "database_url", "chroma_url", "task_ttl_seconds", "intent", "anthropic_timeout",
-                     "vector_cache_mb"):
+                     "vector_cache_mb", "fact_tagger"):
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env:
                 values[name] = env
@@ -177,7 +180,7 @@ def lazy_embedder(settings: Settings) -> Embedder:
 def build_backend(settings: Settings, embedder: Embedder) -> Backend:
     from memfold.llm.offline import OfflineBackend
 
-    offline = OfflineBackend(embedder=embedder)
+    offline = OfflineBackend(embedder=embedder, tagger=settings.fact_tagger)
     if settings.resolved_backend() == "offline":
         return offline
     key = _anthropic_key(settings)

@@ -121,6 +121,21 @@ def _bare(raw: str) -> str:
         value = stripped
 
 
+# "I'm diabetic" and "I have diabetes" state one condition: the adjective's noun is stored
+_CONDITIONS = {"diabetic": "diabetes", "asthmatic": "asthma", "epileptic": "epilepsy",
+               "anemic": "anemia", "anaemic": "anaemia", "autistic": "autism", "dyslexic": "dyslexia",
+               "arthritic": "arthritis", "intolerant": "intolerance", "dyspraxic": "dyspraxia",
+               "insomniac": "insomnia", "hypertensive": "hypertension"}
+
+
+def condition(raw: str) -> str:
+    """'type 1 diabetic' -> 'type 1 diabetes', 'lactose intolerant' -> 'lactose intolerance'."""
+    words = raw.split()
+    if words and words[-1].lower() in _CONDITIONS:
+        words[-1] = _CONDITIONS[words[-1].lower()]
+    return " ".join(words)
+
+
 def normalise_value(key: str, raw: str) -> str:
     """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
     family = key.split(":", 1)[0]
@@ -137,6 +152,8 @@ def normalise_value(key: str, raw: str) -> str:
     if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
             family == "pet" and value[:1].isupper()):
         return proper(value)
+    if family == "health":
+        return condition(value).lower()
     if family in LOWER_FAMILIES:
         return value.lower()
     if family in PLACE_KEYS:

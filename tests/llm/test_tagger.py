@@ -1,0 +1,137 @@
+"""The fact tagger (llm/tagger.py): training labels from the corpus's facts, the reading of
+tagged words as (subject, key, value), the merge of trained deltas, and the network graph."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memfold.llm import tagger as T
+
+
+def _mark(sentence: str, words: str, tag: str, confidence: float = 0.9, nth: int = 0) -> T.Mark:
+    start = -1
+    for _ in range(nth + 1):
+        start = sentence.index(words, start + 1)
+    return T.Mark(tag, start, start + len(words), confidence)
+
+
+def test_find_span_exact_words_case_ignored_then_by_stem() -> None:
+    s = "im lactose intolerant and I live in Leeds"
+    assert s[slice(*T.find_span(s, "leeds"))] == "Leeds"
+    assert s[slice(*T.find_span(s, "lactose intolerance"))] == "lactose intolerant"
+    assert T.find_span(s, "lee") is None  # never part of a word
+    assert T.find_span(s, "York") is None
+
+
+def test_find_span_before_prefers_the_occurrence_before_the_value() -> None:
+    s = "my mum Ana said my mum is a nurse"
+    span = T.find_span(s, "mum", before=s.index("nurse"))
+    assert span == (s.index("mum is"), s.index("mum is") + 3)
+
+
+def test_token_labels_mark_begin_and_inside_pieces() -> None:
+    offsets = [(0, 0), (0, 1), (2, 7), (8, 11), (12, 17), (17, 19), (0, 0)]
+    #          [CLS]   I       drive   red      Toyot    ##a      [SEP]
+    labels = T.token_labels(offsets, [((8, 19), "possession")], T.VALUE_LABELS)
+    names = [T.VALUE_LABELS[i] for i in labels]
+    assert names == ["O", "O", "O", "B-possession", "I-possession", "I-possession", "O"]
+
+
+def test_role_spans_mark_a_named_subject_and_a_relation_subject() -> None:
+    s = "my sister Ana is a nurse and my mum works at Tesco"
+    facts = [{"subject": "user", "key": "family:sister", "value": "Ana"},
+             {"subject": "Ana", "key": "job", "value": "nurse"},
+             {"subject": "user's mom", "key": "employer", "value": "Tesco"}]
+    where = {n: T.find_span(s, f["value"]) for n, f in enumerate(facts)}
+    roles = T.role_spans(s, facts, "user", where)
+    assert ((s.index("sister"), s.index("sister") + 6), "QUAL") in roles
+    assert ((s.index("Ana"), s.index("Ana") + 3), "SUBJ") in roles
+    assert ((s.index("mum"), s.index("mum") + 3), "SUBJ") in roles  # "mom" is said "mum"
+
+
+def test_marks_join_word_pieces_and_widen_to_whole_words() -> None:
+    s = "I drive a red Toyota"
+    offsets = [(0, 0), (0, 1), (2, 7), (8, 9), (10, 13), (14, 18), (18, 20), (0, 0)]
+    b, i = T.VALUE_LABELS.index("B-possession"), T.VALUE_LABELS.index("I-possession")
+    predicted = [0, 0, 0, 0, b, i, i, 0]
+    marks = T.marks(s, offsets, predicted, [0.9] * 8, T.VALUE_LABELS)
+    assert [(m.tag, s[m.start:m.end]) for m in marks] == [("possession", "red Toyota")]
+
+
+def test_read_facts_assigns_subjects_and_relation_keys() -> None:
+    s = "my sister Ana is a nurse and I teach in Leeds"
+    facts = T.read_facts(s, [_mark(s, "Ana", "family"), _mark(s, "nurse", "job"), _mark(s, "Leeds", "location")],
+                         [_mark(s, "sister", "QUAL"), _mark(s, "Ana", "SUBJ")], "user")
+    got = {(f.subject, f.key, f.value) for f in facts}
+    # Ana's job is Ana's; "I" between Ana and Leeds gives Leeds back to the speaker
+    assert got == {("user", "family:sister", "Ana"), ("Ana", "job", "nurse"), ("user", "location", "Leeds")}
+
+
+def test_read_facts_unnamed_relative_and_lowercase_name() -> None:
+    s = "my mum is a dentist, my bestie tunde lives in lagos"
+    facts = T.read_facts(s, [_mark(s, "dentist", "job"), _mark(s, "lagos", "location")],
+                         [_mark(s, "mum", "SUBJ"), _mark(s, "tunde", "SUBJ")], "user")
+    assert {(f.subject, f.key) for f in facts} == {("user's mom", "job"), ("Tunde", "location")}
+
+
+def test_read_facts_keyed_families_take_their_thing_from_the_qualifier() -> None:
+    s = "my favourite band is Khruangbin and our dog Miso loves the partner Kim"
+    facts = T.read_facts(
+        s, [_mark(s, "Khruangbin", "favorite"), _mark(s, "Miso", "pet"), _mark(s, "Kim", "partner")],
+        [_mark(s, "band", "QUAL"), _mark(s, "dog", "QUAL")], "user")
+    got = {(f.key, f.value) for f in facts}
+    assert got == {("favorite:band", "Khruangbin"), ("pet:dog", "Miso"), ("partner", "Kim")}
+
+
+def test_read_facts_without_a_qualifier_skips_what_it_cannot_key() -> None:
+    s = "Khruangbin all day and Miso"
+    facts = T.read_facts(s, [_mark(s, "Khruangbin", "favorite"), _mark(s, "Miso", "pet")], [], "user")
+    assert facts == []
+
+
+def test_read_facts_per_value_and_vehicle_keys() -> None:
+    s = "i drive a beat up civic and im allergic to peanuts"
+    facts = T.read_facts(s, [_mark(s, "beat up civic", "possession"), _mark(s, "peanuts", "allergy")], [], "user")
+    assert {(f.key, f.value) for f in facts} == {("possession:car", "beat up civic"),
+                                                 ("allergy:peanuts", "peanuts")}
+
+
+def test_merged_weights_add_the_low_rank_update_and_set_trained_tensors() -> None:
+    base = {"encoder.layer.0.attention.self.query.weight": np.ones((4, 3), np.float32),
+            "encoder.layer.0.output.LayerNorm.weight": np.ones(4, np.float32)}
+    a, b = np.full((2, 3), 0.5, np.float32), np.full((4, 2), 2.0, np.float32)
+    trained = T.TaggerWeights({"encoder.layer.0.attention.self.query.lora_a": a,
+                               "encoder.layer.0.attention.self.query.lora_b": b,
+                               "encoder.layer.0.output.LayerNorm.weight": np.zeros(4, np.float32),
+                               "value_head.weight": np.eye(2, dtype=np.float32)}, 0.5, "x")
+    merged = T.merged_weights(base, trained)
+    assert np.allclose(merged["encoder.layer.0.attention.self.query.weight"], 1 + 0.5 * (b @ a))
+    assert np.allclose(merged["encoder.layer.0.output.LayerNorm.weight"], 0)
+    assert "value_head.weight" in merged and base["encoder.layer.0.output.LayerNorm.weight"][0] == 1
+
+
+@pytest.mark.slow  # loads the base weights (90 MB) and runs the graph in fp32
+def test_the_graph_computes_minilm() -> None:
+    """With no trained deltas the graph is all-MiniLM-L6-v2: its mean-pooled states equal the
+    default embedder's sentence vectors (which run another graph of the same model)."""
+    import onnxruntime as ort
+
+    from memfold.embed.quantized import MiniLMQ8Embedder
+    from memfold.llm.tagger_graph import build_graph
+
+    weights = T.base_weights()
+    # identity heads: the value "logits" are the encoder's last hidden states themselves
+    for head in ("value_head", "role_head"):
+        weights[f"{head}.weight"] = np.eye(384, dtype=np.float32)
+        weights[f"{head}.bias"] = np.zeros(384, np.float32)
+    session = ort.InferenceSession(build_graph(weights).SerializeToString(), providers=["CPUExecutionProvider"])
+    texts = ["I moved to Leeds last spring.", "my sister Ana is a nurse"]
+    encodings = T.tagger_tokenizer().encode_batch(texts)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    hidden, _ = session.run(["value_logits", "role_logits"], {"input_ids": ids, "attention_mask": mask})
+    pooled = (hidden * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+    pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+    expected = MiniLMQ8Embedder().embed(texts)
+    assert np.all(np.sum(pooled * expected, axis=1) > 0.98)  # the q8 graph rounds: ~0.99
