@@ -99,7 +99,7 @@ def test_the_changelog_and_explain_show_the_eviction(memory: Memory) -> None:
 
 
 def test_retired_facts_are_indexed_again_after_a_crash_before_indexing(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing", backend="offline")
+    settings = Settings(store=tmp_path / "store", embedder="hashing", backend="offline", fact_tagger=False)
     with Memory.open(settings=settings) as memory:
         remember(memory, "m1", "locker_code", "zebra 4711", at(0))
         report = enforce(memory, RetentionPolicy(ttl_by_key={"locker_code": "1d"}), at(5), index=False)
@@ -141,7 +141,8 @@ _WIRED = hasattr(Memory, "enforce_retention")
 
 @pytest.mark.skipif(not _WIRED, reason="Memory.enforce_retention is not wired yet")
 def test_memory_enforce_retention_uses_the_settings_policy() -> None:
-    settings = Settings(embedder="hashing", backend="offline", retention={"ttl_by_key": {"locker_code": "1d"}})
+    settings = Settings(embedder="hashing", backend="offline", fact_tagger=False,
+                        retention={"ttl_by_key": {"locker_code": "1d"}})
     with Memory.in_memory(settings) as memory:
         remember(memory, "m1", "locker_code", "zebra 4711", at(0))
         report = memory.enforce_retention(USER, now=at(3))

@@ -109,6 +109,7 @@ class Found:
     value: str
     weight: float
     negated: bool = False
+    by: str = "rule"  # or "tagger" (llm/tagger.py)
 
 
 KeyFn = Callable[[re.Match[str]], str | None]
@@ -727,9 +728,10 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if key == "hobby":
                 value = _LEADING_TO.sub("", value)
             value = _named_part(key, value)
-            if key == "trait":
-                weight -= 0.5
-            found.append(Found(speaker, fact_key(key, value), value, weight, negated))
+            # a trait read by the generic "I'm X" rule is a guess; a named trait pattern
+            # ("left-handed", "night owl") is not
+            strength = weight - 0.5 if key == "trait" and key_fn is _i_am_a_key else weight
+            found.append(Found(speaker, fact_key(key, value), value, strength, negated))
     if not any(item.key == "birthday" for item in found):
         found.extend(_birthday_facts(sentence, speaker))
     if not any(item.key == "diet" for item in found):  # "I never eat meat" is a diet
@@ -807,58 +809,74 @@ def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Fou
 
 
 def extract_facts(message: Message, content: list[str] | None = None, *,
-                  templates: TemplateSet | None = None,
-                  tagger: FactTagger | None = None) -> tuple[list[FactExtraction], float]:
+                  templates: TemplateSet | None = None, tagger: FactTagger | None = None,
+                  stored: dict[tuple[str, str], str] | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight:
     the rules' and templates' reading, and the fact tagger's when one is given.
 
     The weight is the FACT cue score (0 when no rule fired). A key both added and deleted
     in one message is added: the new value contradicts the old one, and the profile
-    store's overwrite keeps the old value in its changelog.
+    store's overwrite keeps the old value in its changelog. Of two values for one key,
+    a value other than the ``stored`` one wins ("last day at Zalando, starting at N26
+    Monday" changes the employer to N26).
     """
     speaker = speaker_subject(message)
     best: dict[tuple[str, str], Found] = {}
     sentences = fact_sentences(message, content)
+    strength = 0.0
     for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger)):
         found = _sentence_facts(sentence, speaker)
         if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
             found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
-        found = _with_learned(found, learned)
+        # how surely a fact is stated: the strongest reading, kept or not
+        strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
+        if learned is not None:
+            found = _with_learned(found, learned)
         for item in found:
             slot = (item.subject, item.key)
-            if slot not in best or _rank(item) > _rank(best[slot]):
+            if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _one_key_per_value(best)
-    strength = max((item.weight for item in best.values()), default=0.0)
+    strength = strength if best else 0.0
     return [_to_extraction(item, message) for item in best.values()], strength
 
 
-def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | None) -> list[list[Found]]:
-    """The fact tagger's reading of each sentence (``llm/tagger.py``). A tagged value weighs
-    1 + the tagger's confidence (rules 2.0-3.0): of two values for one key, the surer wins."""
+def _learned(message: Message, sentences: list[str], speaker: str,
+             tagger: FactTagger | None) -> list[list[Found] | None]:
+    """The fact tagger's reading of each sentence (``llm/tagger.py``; None: not tagged). A
+    tagged value weighs 1 + the tagger's confidence (rules 2.0-3.0): of two values for one
+    key, the surer wins."""
     if tagger is None or message.role != "user" or not sentences:
-        return [[] for _ in sentences]
-    return [[Found(f.subject, f.key, f.value, 1.0 + f.confidence) for f in facts]
+        return [None for _ in sentences]
+    return [[Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger") for f in facts]
             for facts in tagger.tag(sentences, speaker)]
 
 
-# catch-all keys of the rules ("I'm a big reader" -> trait:big_reader): with the tagger,
-# which keys such values in the vocabulary, they are left out
-_CATCH_ALL = frozenset({"trait", "fear", "preference", "fact", "plan"})
-
-
 def _with_learned(found: list[Found], learned: list[Found]) -> list[Found]:
-    """The tagger's facts, and the rules' facts for keys and words it did not read (on the
-    training corpus's validation split the tagger first read 0.69 of facts, the rules first
-    0.67: the rules' generic keys, trait:X or fact:X, took values the tagger keys better)."""
-    taken_keys = {(item.subject, item.key.split(":", 1)[0]) for item in learned}
-    taken_words = {w for item in learned for w in item.value.lower().split()}
-    return learned + [item for item in found if not (
-        (item.subject, item.key.split(":", 1)[0]) in taken_keys and item.key.split(":", 1)[0] in SINGLE_VALUED
-        or set(item.value.lower().split()) & taken_words or CATCH_ALL_OFF["on"] and item.key.split(":", 1)[0] in _CATCH_ALL)]
+    """The tagger's facts and the rules', where they read the same words: a rule (weight 2.5
+    and up: "my name is", "I live in", "allergic to", "I prefer", "I'm left-handed") over the
+    tagger, the tagger over templates and the loose rules. On the training corpus's
+    validation split (808 facts) this reads 0.724 of facts; the tagger over every rule
+    0.738, rules of weight 3 only 0.730, templates too 0.702: the rules' readings are kept
+    where they are specific, at a small cost. A value a rule reads as negated ("not vegan
+    anymore") is never the tagger's fact."""
+    negated = {w for item in found if item.negated for w in item.value.lower().split()}
+    specific = [item for item in found if item.negated or item.weight >= SPECIFIC_RULE]
+    learned = [item for item in learned if not _overlaps(item, specific) and not set(
+        item.value.lower().split()) & negated]
+    return learned + [item for item in found if item in specific or not _overlaps(item, learned)]
 
 
-CATCH_ALL_OFF = {"on": True}
+SPECIFIC_RULE = 2.5
+
+
+def _overlaps(item: Found, others: list[Found]) -> bool:
+    """Reads words another fact reads, or a single-valued key another fact has."""
+    family = item.key.split(":", 1)[0]
+    words = set(item.value.lower().split())
+    return any(words & set(o.value.lower().split()) or (
+        family in SINGLE_VALUED and o.subject == item.subject and o.key.split(":", 1)[0] == family)
+        for o in others)
 
 
 def fact_sentences(message: Message, content: list[str] | None = None) -> list[str]:
@@ -913,9 +931,12 @@ def _template_facts(sentence: str, speaker: str, templates: TemplateSet) -> list
     return list(out.values())
 
 
-def _rank(item: Found) -> tuple[bool, float]:
-    """An add beats a delete of the same key whatever the weights, then the stronger rule."""
-    return (not item.negated, item.weight)
+def _rank(item: Found, stored: dict[tuple[str, str], str] | None = None) -> tuple[bool, bool, float]:
+    """An add beats a delete of the same key whatever the weights, then a value that is not
+    the stored one (a message naming both states a change), then the stronger rule."""
+    old = (stored or {}).get((item.subject, item.key))
+    changes = old is None or normalise_value(item.key, item.value).casefold() != old.casefold()
+    return (not item.negated, changes, item.weight)
 
 
 # a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
@@ -1132,7 +1153,7 @@ def _to_extraction(item: Found, message: Message) -> FactExtraction:
     return FactExtraction(action=action, subject=item.subject, key=key, value=value,
                           quote=item.value if value != item.value else "",
                           evidence_msg_id=message.msg_id,
-                          reason=f"stated by {message.speaker} (rule weight {item.weight:g})")
+                          reason=f"stated by {message.speaker} ({item.by} weight {item.weight:.2f})")
 
 
 

@@ -179,7 +179,9 @@ class OfflineBackend:
         # pasted reference content (code, lists, a long text) is read by the rules alone: the
         # tagger costs ~1.3 ms a sentence, and such a text states nobody's profile
         tagger = None if cues.pasted_text or cues.scores["DOCUMENT"] >= _TAGGED_DOCUMENT_SCORE else self._tagger
-        facts, strength = ([], 0.0) if is_reference else extract_facts(message, content, tagger=tagger)
+        stored = {(f.subject, f.key): f.value for f in context.profile}
+        facts, strength = ([], 0.0) if is_reference else extract_facts(message, content, tagger=tagger,
+                                                                        stored=stored)
         changes_stored = False
         if context.profile and not is_reference:
             facts, strength, changes_stored = _with_swaps(facts, strength, message, content, context)

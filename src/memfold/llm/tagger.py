@@ -200,8 +200,10 @@ def marks(sentence: str, offsets: Sequence[tuple[int, int]], predicted: Sequence
             continue
         edge, tag = label.split("-", 1)
         last = runs[-1] if runs else None
-        glued = last is not None and last[0] == tag and (edge == "I" or sentence[last[2]:a] == "") \
-            and last[3] == i - 1
+        # a run goes on through I- pieces, the pieces of one word, and a new B- of the same
+        # tag right after it ("going on" + "long walks": one value said in one breath)
+        glued = last is not None and last[0] == tag and last[3] == i - 1 and (
+            edge == "I" or not sentence[last[2]:a].strip())
         if glued:
             last[2], last[3] = b, i
             last[4].append(confidence[i])

@@ -1,0 +1,59 @@
+"""After a conversation that changes a fact, the profile holds the new value and the
+changelog the old one: one transcript per key family, through Memory with the default
+embedder and the fact tagger (issue 15)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memfold.config import Settings, build_memory
+from memfold.memory import Memory
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+# (key, first message, later message, old value, new value); the subject is the user
+CHANGES = [
+    ("job", "I work as a barista at a cafe downtown.", "I'm a junior developer now, finally!", "barista",
+     "junior developer"),
+    ("employer", "I work at Siemens.", "btw I left Siemens, I'm at Bosch now", "Siemens", "Bosch"),
+    ("team", "I'm on the mobile team.", "switched teams, im on payments now", "mobile", "payments"),
+    ("location", "I live in Leeds.", "we moved! living in York now", "Leeds", "York"),
+    ("hometown", "I'm from Porto.", "sorry, I mixed it up, I'm originally from Braga", "Porto", "Braga"),
+    ("diet", "I'm vegetarian.", "not vegetarian anymore, I eat meat again", "vegetarian", "omnivore"),
+    ("partner", "My boyfriend is Sam.", "Sam and I broke up. I'm seeing Alex now, my boyfriend Alex is lovely",
+     "Sam", "Alex"),
+    ("relationship_status", "I'm single.", "I'm engaged now!!", "single", "engaged"),
+    ("age", "I'm 29.", "I turned 30 today, I'm 30 now", "29", "30"),
+    ("education", "I'm studying biology at Leeds.", "I switched my degree, I'm studying chemistry now",
+     "biology", "chemistry"),
+    ("name", "My name is Katherine.", "call me Kate, I go by Kate now", "Katherine", "Kate"),
+    ("favorite:band", "My favourite band is Coldplay.", "my favourite band is Radiohead these days",
+     "Coldplay", "Radiohead"),
+    ("possession:car", "I drive a Toyota Corolla.", "I sold the Corolla, I drive a Honda Civic now",
+     "Toyota Corolla", "Honda Civic"),
+    ("pet:dog", "Our dog is called Rex.", "We renamed our dog, he's called Max now", "Rex", "Max"),
+]
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory: pytest.TempPathFactory) -> Memory:
+    mem = build_memory(Settings(store=Path(tmp_path_factory.mktemp("changes")) / "store"))
+    yield mem
+    mem.close()
+
+
+@pytest.mark.slow  # the default embedder and the fact tagger
+@pytest.mark.parametrize(("key", "before", "after", "old", "new"), CHANGES, ids=[c[0] for c in CHANGES])
+def test_the_profile_holds_the_new_value_and_the_changelog_the_old(
+        memory: Memory, key: str, before: str, after: str, old: str, new: str) -> None:
+    user = f"change-{key}"
+    for n, text in enumerate((before, after)):
+        memory.ingest({"msg_id": f"{user}-{n}", "user_id": user, "text": text,
+                       "ts": (T0 + timedelta(hours=n)).isoformat()})
+    current = {f.key: f.value for f in memory.profile(user)}
+    assert current.get(key, "").casefold() == new.casefold(), current
+    history = memory.profile_history(user, key=key)
+    assert any((row.old_value or "").casefold() == old.casefold() for row in history), history
