@@ -307,11 +307,18 @@ def training_data(rows: list[dict[str, Any]]) -> tuple[list[Sentence], int]:
     return data, skipped
 
 
+def save_weights(path: Path, weights: dict[str, np.ndarray]) -> None:
+    np.savez_compressed(path, rank_scale=np.float32(ALPHA / RANK),
+                        **{k: v.astype(np.float16) for k, v in weights.items()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--validate", action="store_true", help="train on 85%%, report on 15%%, write nothing")
     parser.add_argument("--check", action="store_true", help="retrain; compare with the shipped file")
     parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--save", type=Path, default=None,
+                        help="with --validate: also write the 85%% tagger's weights here (to study its errors)")
     args = parser.parse_args()
     rows = statements()
     if args.validate:
@@ -322,6 +329,8 @@ def main() -> None:
         val = [r for r in rows if is_validation(str(r["id"]))]
         print("rules only:", evaluate(None, val))
         print("with the tagger:", evaluate(TorchTagger(net), val))
+        if args.save:
+            save_weights(args.save, trained_weights(net))
         return
     data, skipped = training_data(rows)
     print(f"{len(rows)} statements, {skipped} left out, {len(data)} sentences", flush=True)
@@ -333,8 +342,7 @@ def main() -> None:
             for k, v in weights.items())
         print("the shipped tagger matches" if same else "the shipped tagger differs from a retrain")
         sys.exit(0 if same else 1)
-    np.savez_compressed(OUT, rank_scale=np.float32(ALPHA / RANK),
-                        **{k: v.astype(np.float16) for k, v in weights.items()})
+    save_weights(OUT, weights)
     meta = {"corpus_sha256": corpus_digest(), "statements": len(rows), "left_out": skipped,
             "sentences": len(data), "rank": RANK, "alpha": ALPHA, "epochs": args.epochs,
             "learning_rate": LEARNING_RATE, "batch": BATCH, "seed": SEED}
