@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfold.llm.facts import extract_facts
+from memfold.llm.facts import extract_facts, replaced_siblings
 from memfold.models import FactExtraction, Message
 from memfold.router.grounding import grounding_problem
 
@@ -208,3 +208,41 @@ def test_a_short_change_of_a_stored_value_is_routed_as_a_fact(tmp_path) -> None:
         assert [c.old_value for c in memory.profile_history("u", subject="user", key="team")][-1] == "growth"
     finally:
         memory.close()
+
+
+# -- a new value that retires a stored one of its family -------------------------------------------
+
+def _new(key: str, value: str) -> FactExtraction:
+    return FactExtraction(subject="user", key=key, value=value, evidence_msg_id="m1")
+
+
+def test_a_new_thing_that_replaces_a_named_stored_one_takes_its_key() -> None:
+    text = "the Trek got stolen, bought a secondhand Brompton"
+    out = replaced_siblings([_new("possession:brompton", "secondhand Brompton")], _message(text),
+                            {("user", "possession:bike"): "red Trek", ("user", "possession:car"): "Golf"})
+    assert [(f.key, f.value) for f in out] == [("possession:bike", "secondhand Brompton")]
+
+
+def test_a_per_value_family_deletes_the_stored_value_it_replaces() -> None:
+    message = _message("i dont really run anymore, cycling is my thing now")
+    out = replaced_siblings([_new("hobby:cycling", "cycling")], message,
+                            {("user", "hobby:running"): "running", ("user", "hobby:chess"): "chess"})
+    assert [(f.action, f.key) for f in out] == [("add", "hobby:cycling"), ("delete", "hobby:running")]
+    assert all(grounding_problem(f, message) is None for f in out)  # "run" grounds "running"
+
+
+@pytest.mark.parametrize("text", [
+    "i still run, but cycling is my thing now",  # "still": the old one stays
+    "cycling is my thing now",  # the stored value is not named
+    "I run and I cycle",  # nothing says it changed
+])
+def test_nothing_is_replaced_without_the_old_value_and_a_change(text: str) -> None:
+    facts = [_new("hobby:cycling", "cycling")]
+    assert replaced_siblings(facts, _message(text), {("user", "hobby:running"): "running"}) == facts
+
+
+def test_two_named_stored_values_are_ambiguous_and_left_alone() -> None:
+    facts = [_new("pet:puppy", "Bolt")]
+    text = "Rex and Luna are gone now, new pup is Bolt"
+    stored = {("user", "pet:dog"): "Rex", ("user", "pet:cat"): "Luna"}
+    assert replaced_siblings(facts, _message(text), stored) == facts

@@ -135,3 +135,11 @@ def test_the_graph_computes_minilm() -> None:
     pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
     expected = MiniLMQ8Embedder().embed(texts)
     assert np.all(np.sum(pooled * expected, axis=1) > 0.98)  # the q8 graph rounds: ~0.99
+
+
+def test_read_facts_trims_a_span_that_runs_a_word_too_far() -> None:
+    s = "I stayed in the city of Nuuk and want to make a difference away from the court"
+    facts = T.read_facts(s, [_mark(s, "of Nuuk", "location"), _mark(s, "make a difference away from the", "goal"),
+                             _mark(s, "the", "hobby"), _mark(s, "and", "possession")], [], "user")
+    assert [(f.key, f.value) for f in facts] == [
+        ("location", "Nuuk"), ("goal:make_a_difference_away", "make a difference away")]

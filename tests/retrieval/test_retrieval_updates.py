@@ -48,6 +48,15 @@ def test_changelog_supersedes_the_old_values_evidence_only() -> None:
     assert found["m1"].at == T0 + 30 * DAY and "m5" in found["m1"].by
 
 
+def test_a_value_said_again_in_other_case_supersedes_nothing() -> None:
+    changes = [_change("hobby:basketball", None, "Basketball", "m1", 0),
+               _change("hobby:basketball", "Basketball", "basketball", "m9", 30),
+               _change("likes:jazz", None, "jazz", "m2", 1),
+               _change("likes:jazz", "jazz", None, "m3", 2)]
+    found = superseded_sources(changes, {("user", "hobby:basketball"): {"m9"}})
+    assert set(found) == {"m2"}  # a deletion still retires its evidence
+
+
 def test_a_superseded_item_is_marked_and_drops_below_its_replacement() -> None:
     changes = [_change("employer", None, "Northern Bean", "m1", 0),
                _change("employer", "Northern Bean", "Acme", "m5", 30)]

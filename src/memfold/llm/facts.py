@@ -21,6 +21,7 @@ from memfold.llm.cues import content_sentences
 from memfold.llm.keys import SINGLE_VALUED, fact_key, slug, speaker_subject
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
+from memfold.llm.values import content_words
 from memfold.llm.values import diet as diet_value
 from memfold.llm.values import normalise_value, relationship_status
 from memfold.models import FactExtraction, Message
@@ -841,6 +842,10 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     return [_to_extraction(item, message) for item in best.values()], strength
 
 
+# the tagger's mean per-piece probability below which its reading is dropped (see _learned)
+TAGGER_MIN_CONFIDENCE = 0.6
+
+
 def _learned(message: Message, sentences: list[str], speaker: str,
              tagger: FactTagger | None) -> list[list[Found] | None]:
     """The fact tagger's reading of each sentence (``llm/tagger.py``; None: not tagged). A
@@ -848,7 +853,8 @@ def _learned(message: Message, sentences: list[str], speaker: str,
     key, the surer wins."""
     if tagger is None or message.role != "user" or not sentences:
         return [None for _ in sentences]
-    return [[Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger") for f in facts]
+    return [[Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger") for f in facts
+             if f.confidence >= TAGGER_MIN_CONFIDENCE]
             for facts in tagger.tag(sentences, speaker)]
 
 
@@ -1259,3 +1265,58 @@ def _fits(value: str, old: str, nouns: str) -> bool:
     if nouns and re.fullmatch(rf"(?:{nouns})s?", value, re.IGNORECASE):
         return False
     return value[:1].isupper() == old[:1].isupper() or any(ch.isdigit() for ch in value)
+
+
+# -- replaced siblings: a new value of a family that retires a stored one -------------------------
+
+# a stored value mentioned beside a new one of its family is replaced when the message says
+# so ("the Trek got stolen, bought a Brompton", "i dont run anymore, cycling is my thing
+# now"); "still", "also", "too" say the old one stays ("painting now, still do pottery")
+_REPLACED = re.compile(
+    r"\b(?:now|new|newly|switched|switching|swapped|replaced|replacing|traded|upgraded|changed|"
+    r"instead|anymore|any more|no longer|not|stolen|nicked|died|passed away|sold|lost|broke|"
+    r"gave up|gave away|got rid of|quit|stopped|done with|over it|moved on|used to|boring|bored|"
+    r"retired|finished|smashed|outgrew|grew out of)\b", re.IGNORECASE)
+_KEPT_TOO = re.compile(r"\b(?:still|also|too|as well|both|another|second|more)\b", re.IGNORECASE)
+_REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
+_REPLACEABLE_VALUES = frozenset({"likes", "dislikes", "hobby", "goal", "allergy", "skill", "health"})
+def replaced_siblings(facts: list[FactExtraction], message: Message,
+                      current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """``facts`` with the stored values they replace: a keyed thing's new value takes the
+    stored key it replaces (``possession:brompton`` -> ``possession:bike``), a per-value
+    family's stored value is deleted. The message must mention the stored value (a word of
+    it, outside the new value) and say it changed, and name exactly one such value."""
+    text = standard_spelling(message.text)
+    if not _REPLACED.search(text) or _KEPT_TOO.search(text):
+        return facts
+    out: list[FactExtraction] = []
+    for fact in facts:
+        family = fact.key.split(":", 1)[0]
+        if fact.action != "add" or (family not in _REPLACEABLE_THINGS | _REPLACEABLE_VALUES):
+            out.append(fact)
+            continue
+        said = content_words(text)
+        outside = said - content_words(fact.quote or fact.value)
+        # a thing is named by any word of it ("the Trek" for "red Trek"); a value to delete
+        # must also be said whole, as a deletion's grounding asks
+        a_thing = family in _REPLACEABLE_THINGS
+        siblings = [(key, value) for (subject, key), value in current.items()
+                    if subject == fact.subject and key != fact.key and key.split(":", 1)[0] == family
+                    and content_words(value) & outside and (a_thing or content_words(value) <= said)
+                    and _folded(value) != _folded(fact.value)]
+        out += _replacing(fact, family, siblings, message)
+    return out
+
+
+def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]],
+               message: Message) -> list[FactExtraction]:
+    if len(siblings) != 1:
+        return [fact]
+    key, old = siblings[0]
+    note = f"; replaces {key} = {old!r}"
+    if family in _REPLACEABLE_THINGS:
+        return [fact.model_copy(update={"key": key, "reason": fact.reason + note})]
+    dropped = FactExtraction(action="delete", subject=fact.subject, key=key, value=old,
+                             evidence_msg_id=message.msg_id,
+                             reason=f"replaced by {fact.key} = {fact.value!r}")
+    return [fact, dropped]

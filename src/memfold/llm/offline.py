@@ -37,7 +37,7 @@ from memfold.llm.cues import (
     is_personal_plan,
     none_cues,
 )
-from memfold.llm.facts import extract_facts, keyed_changes, swapped_values
+from memfold.llm.facts import extract_facts, keyed_changes, replaced_siblings, swapped_values
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
@@ -260,7 +260,8 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
     current = {(f.subject, f.key): f.value for f in context.profile}
     swaps = swapped_values(message, content, current) or _unread_keyed_changes(facts, message, content, current)
     if not swaps:
-        return facts, strength, False
+        replaced = replaced_siblings(facts, message, current)
+        return replaced, strength, len(replaced) != len(facts) or replaced != facts
     keys = {(f.subject, f.key) for f in swaps}
     kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
     return [*kept, *swaps], max(strength, 3.0), True

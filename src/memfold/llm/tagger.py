@@ -226,7 +226,9 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
     qualifiers = [r for r in roles if r.tag == "QUAL"]
     out = []
     for mark in values:
-        value = sentence[mark.start:mark.end].strip()
+        value = _without_edge_words(sentence[mark.start:mark.end])
+        if not value:
+            continue
         qualifier = _nearest(qualifiers, mark, sentence)
         if mark.tag in RELATION_FAMILIES:
             key = _relation_key(mark.tag, value, qualifier)
@@ -237,6 +239,21 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
         if key is not None and value:
             out.append(TaggedFact(subject, key, value, mark.confidence))
     return out
+
+
+# a span that runs one word too far ("of Nuuk", "make a difference away from the"): a value
+# neither starts with a preposition nor ends with one, an article or a possessive
+_LEADING = frozenset("of in at on from to for with by and or".split())
+_TRAILING = _LEADING | frozenset("the a an my our your his her their".split())
+
+
+def _without_edge_words(span: str) -> str:
+    words = span.strip().split()
+    while words and words[0].lower() in _LEADING:
+        words.pop(0)
+    while words and words[-1].lower() in _TRAILING:
+        words.pop()
+    return " ".join(words)
 
 
 def _nearest(marks_: Sequence[Mark], target: Mark, sentence: str) -> str | None:

@@ -159,3 +159,31 @@ def normalise_value(key: str, raw: str) -> str:
     if family in PLACE_KEYS:
         return proper(value)
     return value  # likes, hobbies, possessions: as typed ("Radiohead", "blue Brompton")
+
+
+# -- content words: what grounding and change detection compare ------------------------------
+
+_STOP = frozenset(
+    "a an the of to in on at for with and or but is are was were be been being am i i'm my me "
+    "mine we our us you your he she his her they their them it its this that these those "
+    "has have had do does did not no so as by from into about than then there here just "
+    "very really also too some any all more most much many own user user's".split())
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def fold_word(word: str) -> str:
+    word = word.removesuffix("'s")
+    for suffix in ("ies", "ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            stem = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            # "running" is "run", "stopped" "stop": English doubles these before a suffix
+            return stem[:-1] if suffix in ("ing", "ed") and _DOUBLED.search(stem) else stem
+    return word
+
+
+_DOUBLED = re.compile(r"([bdgmnpt])\1$")
+
+
+def content_words(text: str) -> set[str]:
+    """Its words without stop words, plural and verb endings folded ("tree nuts" = "nut tree")."""
+    return {fold_word(w) for w in _WORD.findall(text.lower()) if w not in _STOP}

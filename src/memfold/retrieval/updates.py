@@ -99,12 +99,18 @@ def superseded_sources(changes: Iterable[ProfileChange], current: Mapping[tuple[
         rows.sort(key=lambda c: c.changed_at)
         keep = current.get(slot, set())
         for earlier, later in zip(rows, rows[1:]):
-            if later.old_value is None or later.old_value == later.new_value:
+            if later.old_value is None or _same_value(later.old_value, later.new_value):
                 continue
             for source in earlier.sources:
                 if source not in keep and source not in later.sources and source not in out:
                     out[source] = Supersession(later.changed_at, frozenset(later.sources) | frozenset(keep))
     return out
+
+
+def _same_value(old: str, new: str | None) -> bool:
+    """A value said again with other case or punctuation ("Basketball", "basketball") is
+    restated, not replaced: its earlier evidence still holds."""
+    return new is not None and re.findall(r"\w+", old.casefold()) == re.findall(r"\w+", new.casefold())
 
 
 def mark_superseded(items: Sequence[RecallItem], superseded: Mapping[str, Supersession]) -> list[RecallItem]:

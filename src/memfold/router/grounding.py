@@ -11,29 +11,11 @@ from __future__ import annotations
 import re
 
 from memfold.llm.keys import speaker_subject
-from memfold.llm.values import normalise_value
+from memfold.llm.values import content_words, normalise_value
 from memfold.models import FactExtraction, Message
 
-_STOP = frozenset(
-    "a an the of to in on at for with and or but is are was were be been being am i i'm my me "
-    "mine we our us you your he she his her they their them it its this that these those "
-    "has have had do does did not no so as by from into about than then there here just "
-    "very really also too some any all more most much many own user user's".split())
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NEGATION = re.compile(r"\b(?:no longer|anymore|any more|not|don't|do not|never|stopped|quit|"
                        r"gave up|no more|isn't|aren't|wasn't|ex-)\b", re.IGNORECASE)
-
-
-def _fold(word: str) -> str:
-    word = word.removesuffix("'s")
-    for suffix in ("ies", "ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def content_words(text: str) -> set[str]:
-    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
 def _normalised_quote(fact: FactExtraction, said: set[str]) -> bool:
