@@ -246,3 +246,12 @@ def test_two_named_stored_values_are_ambiguous_and_left_alone() -> None:
     text = "Rex and Luna are gone now, new pup is Bolt"
     stored = {("user", "pet:dog"): "Rex", ("user", "pet:cat"): "Luna"}
     assert replaced_siblings(facts, _message(text), stored) == facts
+
+
+@pytest.mark.parametrize("text", ["Sounds great! I'm definitely in next time.", "i'm in this weekend"])
+def test_a_time_is_not_a_place(text: str) -> None:
+    assert "location" not in _by_key(text)
+
+
+def test_a_place_after_im_in_is_still_read() -> None:
+    assert _by_key("I'm in Lisbon these days")["location"] == ("add", "Lisbon")

@@ -729,6 +729,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if key == "hobby":
                 value = _LEADING_TO.sub("", value)
             value = _named_part(key, value)
+            if key in ("location", "hometown") and _only_time_words(value):
+                continue  # "I'm in next time" says when, not where (rules match case-blind)
             # a trait read by the generic "I'm X" rule is a guess; a named trait pattern
             # ("left-handed", "night owl") is not
             strength = weight - 0.5 if key == "trait" and key_fn is _i_am_a_key else weight
@@ -744,6 +746,15 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
         if m and m["v"].lower() not in _NOT_NAMES:
             found.append(Found(speaker, key, m["v"], 2.0))
     return found
+
+
+_TIME_WORDS = frozenset("next last this that the time times week weekend month year day days today tonight "
+                        "tomorrow morning evening afternoon night moment while bit minute future past "
+                        "summer winter spring autumn".split())
+
+
+def _only_time_words(value: str) -> bool:
+    return all(word in _TIME_WORDS for word in value.lower().split())
 
 
 # "Remember that I ...", "Please note I ...", "Keep in mind I'm ...": the request frames a
