@@ -43,6 +43,7 @@ from memfold.llm import tagger as T
 from memfold.llm.facts import fact_sentences
 from memfold.llm.keys import slug, speaker_subject
 from memfold.models import Message
+from train_heads import read_jsonl  # the scripts run from training/, side by side
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "training" / "corpus"
@@ -59,17 +60,6 @@ LEARNING_RATE = 1e-3
 BATCH = 16
 ADAPTED = ("attention.self.query", "attention.self.key", "attention.self.value",
            "attention.output.dense", "intermediate.dense", "output.dense")
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                sys.exit(f"{path}:{number}: not JSON: {exc}")
-    return rows
 
 
 def corpus_files() -> list[Path]:
