@@ -3,10 +3,14 @@ tagged words as (subject, key, value), the merge of trained deltas, and the netw
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import numpy as np
 import pytest
 
 from memfold.llm import tagger as T
+from memfold.llm.facts import extract_facts
+from memfold.models import Message
 
 
 def _mark(sentence: str, words: str, tag: str, confidence: float = 0.9, nth: int = 0) -> T.Mark:
@@ -143,3 +147,35 @@ def test_read_facts_trims_a_span_that_runs_a_word_too_far() -> None:
                              _mark(s, "the", "hobby"), _mark(s, "and", "possession")], [], "user")
     assert [(f.key, f.value) for f in facts] == [
         ("location", "Nuuk"), ("goal:make_a_difference_away", "make a difference away")]
+
+
+@pytest.mark.parametrize(("sentence", "status"), [
+    ("i have a girlfriend now, her name is Yuki", "girlfriend"),
+    ("my husband is Tom", "husband"),
+    ("my ex-girlfriend is Yuki", None),
+    ("my partner is Yuki", None),
+])
+def test_a_partner_read_with_a_title_also_states_the_status(sentence: str, status: str | None) -> None:
+    name = sentence.split()[-1]
+    facts = T.read_facts(sentence, [_mark(sentence, name, "partner")], [], "user")
+    assert ("partner", name) in [(f.key, f.value) for f in facts]
+    assert [f.value for f in facts if f.key == "relationship_status"] == ([status] if status else [])
+
+
+class _ReadsEmployer:
+    """A tagger that reads 'Nintendo' as the speaker's employer wherever it is said."""
+
+    def tag(self, sentences: list[str], speaker: str) -> list[list[T.TaggedFact]]:
+        return [[T.TaggedFact(speaker, "employer", "Nintendo", 0.95)] if "Nintendo" in s else [] for s in sentences]
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("aiko left sony!! shes at Nintendo now", False),  # about "she", no "I": not the speaker's
+    ("she said I should apply, and now I'm at Nintendo", True),
+    ("at Nintendo now, loving it", True),  # a dropped "I" is still the speaker
+])
+def test_a_sentence_about_someone_else_gives_the_speaker_no_tagged_fact(text: str, read: bool) -> None:
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text,
+                      ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    facts, _ = extract_facts(message, tagger=_ReadsEmployer())  # type: ignore[arg-type]
+    assert any(f.key == "employer" for f in facts) is read

@@ -28,7 +28,7 @@ from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
 if TYPE_CHECKING:
-    from memfold.llm.tagger import FactTagger
+    from memfold.llm.tagger import FactTagger, TaggedFact
 
 _JOBS = frozenset(
     "nurse doctor chef teacher lawyer engineer developer programmer designer artist writer "
@@ -865,8 +865,23 @@ def _learned(message: Message, sentences: list[str], speaker: str,
     if tagger is None or message.role != "user" or not sentences:
         return [None for _ in sentences]
     return [[Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger") for f in facts
-             if f.confidence >= TAGGER_MIN_CONFIDENCE]
-            for facts in tagger.tag(sentences, speaker)]
+             if f.confidence >= TAGGER_MIN_CONFIDENCE and not _about_someone_else(sentence, f, speaker)]
+            for sentence, facts in zip(sentences, tagger.tag(sentences, speaker))]
+
+
+# "shes at Nintendo now" after "aiko left sony": a sentence about "she" with no "I" in it
+# states nothing of the speaker's (the tagger marks no subject for a pronoun)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|they|they're|theyre)\b", re.IGNORECASE)
+
+
+# ...except what names the third person: a relation ("baby Aiko was born, shes 3 weeks old")
+# or the speaker's own pronouns ("Pronouns he/him")
+_THIRD_PERSON_KEYS = ("partner", "child", "family", "identity")
+
+
+def _about_someone_else(sentence: str, fact: TaggedFact, speaker: str) -> bool:
+    return (fact.subject == speaker and not fact.key.startswith(_THIRD_PERSON_KEYS)
+            and bool(_THIRD_PERSON.search(sentence)) and not _FIRST_PERSON_GATE.search(sentence))
 
 
 def _with_learned(found: list[Found], learned: list[Found]) -> list[Found]:

@@ -43,6 +43,7 @@ import numpy as np
 
 from memfold.errors import EmbeddingError
 from memfold.llm.keys import slug
+from memfold.llm.values import relationship_status
 
 FAMILIES = ("job", "employer", "team", "location", "hometown", "education", "age", "name",
             "nationality", "language", "religion", "partner", "family", "child", "pet",
@@ -233,12 +234,25 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
         if mark.tag in RELATION_FAMILIES:
             key = _relation_key(mark.tag, value, qualifier)
             subject = speaker
+            title = _partner_title(sentence, qualifier) if key == "partner" else None
+            if title:  # "my girlfriend Yuki" also says the speaker is dating (as the rules read it)
+                out.append(TaggedFact(speaker, "relationship_status", title, mark.confidence))
         else:
             key = _qualified_key(mark.tag, value, qualifier, sentence, mark)
             subject = _subject_of(mark, subjects, sentence, speaker)
         if key is not None and value:
             out.append(TaggedFact(subject, key, value, mark.confidence))
     return out
+
+
+def _partner_title(sentence: str, qualifier: str | None) -> str | None:
+    """The word that says what the partner is ("wife", "girlfriend"), when it says a status."""
+    if qualifier:
+        return qualifier if relationship_status(qualifier) else None
+    words = re.findall(r"[\w\u00e9]+", sentence.lower())
+    # "my ex-girlfriend", "my late husband" name no current status
+    return next((word for before, word in zip(["", *words], words)
+                 if relationship_status(word) and before not in ("ex", "former", "late")), None)
 
 
 # a span that runs one word too far ("of Nuuk", "make a difference away from the"): a value

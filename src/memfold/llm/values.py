@@ -85,7 +85,8 @@ def diet(raw: str) -> str | None:
 
 _STATUS = {"divorce": "divorced", "widow": "widowed", "widower": "widowed",
            "wife": "married", "husband": "married", "spouse": "married", "fiance": "engaged",
-           "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged"}
+           "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged",
+           "girlfriend": "dating", "boyfriend": "dating"}
 
 
 def relationship_status(raw: str) -> str | None:
