@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memfold.llm.cues import sentences
 from memfold.llm.facts import extract_facts, replaced_siblings
 from memfold.models import FactExtraction, Message
 from memfold.router.grounding import grounding_problem
@@ -255,3 +256,19 @@ def test_a_time_is_not_a_place(text: str) -> None:
 
 def test_a_place_after_im_in_is_still_read() -> None:
     assert _by_key("I'm in Lisbon these days")["location"] == ("add", "Lisbon")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I work at J.P. Morgan in the U.S. and love it. Dr. Osei says hi!",
+     ["I work at J.P. Morgan in the U.S. and love it.", "Dr. Osei says hi!"]),
+    ("ok. so i moved", ["ok.", "so i moved"]),
+])
+def test_sentences_do_not_break_after_an_initial_or_a_title(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Fontaines D.C. are my favourite band",
+                                  "moved on from Coldplay, these days Fontaines D.C. are my favourite band now"])
+def test_a_favourite_named_before_it_is_read(text: str) -> None:
+    action, value = _by_key(text)["favorite:band"]
+    assert action == "add" and value.startswith("Fontaines D.C")

@@ -101,7 +101,9 @@ _REQUEST = re.compile(
     r"look up|search|calculate|convert|fix|make|set|book|play)\b")
 
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# no break after an initial or a title ("Fontaines D.C. are my favourite band", "J.P. Morgan",
+# "Dr. Osei"): the rest of the sentence would be read, or dropped, on its own
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:

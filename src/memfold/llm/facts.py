@@ -432,7 +432,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w' -]+?) (?:are|is) (?:disgusting|gross|awful|the worst|revolting) to me\b", "dislikes", 2.5),
     (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |real |total |biggest )?(?:weakness|go-to|"
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
-    (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)\b",
+    # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
+    (r"(?:^|[,;] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.][\w'&. -]*?) (?:is|are) my "
+     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>[a-z]+(?: (?!now\b|lately\b|again\b|too\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
     (r"^(?:my )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
     (r"\bi (?:do|practi[cs]e|go) (?:a lot of |some |competitive )?(?P<v>[\w-]+ing(?: [\w-]+)?|"
