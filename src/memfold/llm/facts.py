@@ -1308,6 +1308,8 @@ _REPLACED = re.compile(
 _KEPT_TOO = re.compile(r"\b(?:still|also|too|as well|both|another|second|more)\b", re.IGNORECASE)
 _REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
 _REPLACEABLE_VALUES = frozenset({"likes", "dislikes", "hobby", "goal", "allergy", "skill", "health"})
+
+
 def replaced_siblings(facts: list[FactExtraction], message: Message,
                       current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """``facts`` with the stored values they replace: a keyed thing's new value takes the
@@ -1317,13 +1319,13 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
     text = standard_spelling(message.text)
     if not _REPLACED.search(text) or _KEPT_TOO.search(text):
         return facts
+    said = content_words(text)
     out: list[FactExtraction] = []
     for fact in facts:
         family = fact.key.split(":", 1)[0]
         if fact.action != "add" or (family not in _REPLACEABLE_THINGS | _REPLACEABLE_VALUES):
             out.append(fact)
             continue
-        said = content_words(text)
         outside = said - content_words(fact.quote or fact.value)
         # a thing is named by any word of it ("the Trek" for "red Trek"); a value to delete
         # must also be said whole, as a deletion's grounding asks

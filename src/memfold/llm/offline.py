@@ -261,7 +261,7 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
     swaps = swapped_values(message, content, current) or _unread_keyed_changes(facts, message, content, current)
     if not swaps:
         replaced = replaced_siblings(facts, message, current)
-        return replaced, strength, len(replaced) != len(facts) or replaced != facts
+        return replaced, strength, replaced != facts
     keys = {(f.subject, f.key) for f in swaps}
     kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
     return [*kept, *swaps], max(strength, 3.0), True
