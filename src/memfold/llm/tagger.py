@@ -240,7 +240,7 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
         else:
             key = _qualified_key(mark.tag, value, qualifier, sentence, mark)
             subject = _subject_of(mark, subjects, sentence, speaker)
-        if key is not None and value:
+        if key is not None:
             out.append(TaggedFact(subject, key, value, mark.confidence))
     return out
 
@@ -249,7 +249,7 @@ def _partner_title(sentence: str, qualifier: str | None) -> str | None:
     """The word that says what the partner is ("wife", "girlfriend"), when it says a status."""
     if qualifier:
         return qualifier if relationship_status(qualifier) else None
-    words = re.findall(r"[\w\u00e9]+", sentence.lower())
+    words = re.findall(r"\w+", sentence.lower())
     # "my ex-girlfriend", "my late husband" name no current status
     return next((word for before, word in zip(["", *words], words)
                  if relationship_status(word) and before not in ("ex", "former", "late")), None)
