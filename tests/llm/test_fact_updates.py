@@ -232,6 +232,20 @@ def test_a_per_value_family_deletes_the_stored_value_it_replaces() -> None:
     assert all(grounding_problem(f, message) is None for f in out)  # "run" grounds "running"
 
 
+def test_every_stored_value_said_whole_is_retired() -> None:
+    message = _message("decided against med school, my goal is a nursing degree instead")
+    stored = {("user", "goal:med_school"): "med school",
+              ("user", "goal:get_into_med_school"): "get into med school", ("user", "goal:run"): "run a 10k"}
+    out = replaced_siblings([_new("goal:nursing_degree", "nursing degree")], message, stored)
+    assert {(f.action, f.key) for f in out} == {("add", "goal:nursing_degree"), ("delete", "goal:med_school")}
+
+
+def test_a_statement_that_runs_into_a_question_is_read() -> None:
+    found = _by_key("my son Amir is 9 and obsessed with dinosaurs, any museum ideas in Berlin?")
+    assert found["child:amir"] == ("add", "Amir")
+    assert "child:amir" not in _by_key("is my son Amir old enough for the museum?")
+
+
 @pytest.mark.parametrize("text", [
     "i still run, but cycling is my thing now",  # "still": the old one stays
     "cycling is my thing now",  # the stored value is not named

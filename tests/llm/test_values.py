@@ -31,6 +31,10 @@ T0 = datetime(2026, 6, 15, 12, tzinfo=timezone.utc)
     ("relationship_status", "wife", "married"),
     ("relationship_status", "fiancée", "engaged"),
     ("likes:radiohead", "Radiohead", "Radiohead"),
+    ("employer", "a startup called Fernleaf Labs", "Fernleaf Labs"),
+    ("partner", "a guy named hugo", "Hugo"),
+    ("language", "Russian mostly", "Russian"),
+    ("hometown", "actually Norman", "Norman"),
 ])
 def test_each_family_has_one_spelling(key: str, raw: str, value: str) -> None:
     assert normalise_value(key, raw) == value

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from memfold.llm.cues import content_sentences
-from memfold.llm.keys import SINGLE_VALUED, fact_key, slug, speaker_subject
+from memfold.llm.cues import content_sentences, is_content_sentence
+from memfold.llm.cues import sentences as split_sentences
+from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, slug, speaker_subject
+from memfold.llm.people import KnownPeople
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
@@ -28,7 +30,7 @@ from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
 if TYPE_CHECKING:
-    from memfold.llm.tagger import FactTagger, TaggedFact
+    from memfold.llm.tagger import FactTagger
 
 _JOBS = frozenset(
     "nurse doctor chef teacher lawyer engineer developer programmer designer artist writer "
@@ -838,7 +840,10 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best: dict[tuple[str, str], Found] = {}
     sentences = fact_sentences(message, content)
     strength = 0.0
-    for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger)):
+    people = KnownPeople(stored or {}, speaker)
+    befores = [" ".join(sentences[:n]) for n in range(len(sentences))]
+    tagged = _learned(message, sentences, speaker, tagger, people)
+    for sentence, before, learned in zip(sentences, befores, tagged):
         found = _sentence_facts(sentence, speaker)
         if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
             found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
@@ -846,6 +851,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
         strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
         if learned is not None:
             found = _with_learned(found, learned)
+        found = [_about_known_person(item, sentence, people, before) for item in found]
         for item in found:
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
@@ -855,20 +861,30 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     return [_to_extraction(item, message) for item in best.values()], strength
 
 
+def _about_known_person(item: Found, sentence: str, people: KnownPeople, before: str = "") -> Found:
+    subject = people.subject_for(sentence, item.subject, item.key, item.value, before)
+    return item if subject == item.subject else replace(item, subject=subject)
+
+
 # the tagger's mean per-piece probability below which its reading is dropped (see _learned)
 TAGGER_MIN_CONFIDENCE = 0.6
 
 
-def _learned(message: Message, sentences: list[str], speaker: str,
-             tagger: FactTagger | None) -> list[list[Found] | None]:
+def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | None,
+             people: KnownPeople) -> list[list[Found] | None]:
     """The fact tagger's reading of each sentence (``llm/tagger.py``; None: not tagged). A
     tagged value weighs 1 + the tagger's confidence (rules 2.0-3.0): of two values for one
-    key, the surer wins."""
+    key, the surer wins. A sentence about "she" is about the known person the message named
+    before, or nobody the speaker told us of (its facts are dropped)."""
     if tagger is None or message.role != "user" or not sentences:
         return [None for _ in sentences]
-    return [[Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger") for f in facts
-             if f.confidence >= TAGGER_MIN_CONFIDENCE and not _about_someone_else(sentence, f, speaker)]
-            for sentence, facts in zip(sentences, tagger.tag(sentences, speaker))]
+    out: list[list[Found] | None] = []
+    for n, (sentence, facts) in enumerate(zip(sentences, tagger.tag(sentences, speaker))):
+        found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
+                 for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
+        found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
+        out.append([f for f in found if not _about_someone_else(sentence, f, speaker)])
+    return out
 
 
 # "shes at Nintendo now" after "aiko left sony": a sentence about "she" with no "I" in it
@@ -881,7 +897,7 @@ _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|they|they're|theyre
 _THIRD_PERSON_KEYS = ("partner", "child", "family", "identity")
 
 
-def _about_someone_else(sentence: str, fact: TaggedFact, speaker: str) -> bool:
+def _about_someone_else(sentence: str, fact: Found, speaker: str) -> bool:
     return (fact.subject == speaker and not fact.key.startswith(_THIRD_PERSON_KEYS)
             and bool(_THIRD_PERSON.search(sentence)) and not _FIRST_PERSON_GATE.search(sentence))
 
@@ -917,7 +933,8 @@ def fact_sentences(message: Message, content: list[str] | None = None) -> list[s
     """The sentences of ``message`` that can state a fact, as the extractors read them:
     standard spelling, without a request to remember around them or sentence adverbs."""
     out = []
-    for sentence in content if content is not None else content_sentences(message.text):
+    statements = content if content is not None else content_sentences(message.text)
+    for sentence in [*statements, *_statements_in_questions(message.text)]:
         sentence = standard_spelling(sentence)
         # every rule needs "I", "my" or "call me", or is a short fragment ("Dentist by
         # trade", "Favorite team: Arsenal"): skip the rest cheaply
@@ -1055,6 +1072,24 @@ def _statements_before_questions(text: str) -> list[str]:
     return [text[:m.start()].rsplit(".", 1)[-1] for m in _INTO_QUESTION.finditer(text)]
 
 
+# "my son Amir is 9 and obsessed with dinosaurs, any museum ideas?": the question's lead is
+# a statement (content_sentences drops the whole sentence for its question mark)
+_QUESTION_TAIL = re.compile(
+    r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
+    r"(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
+    r"who|ideas?|tips|suggestions|recommendations|thoughts)\b[^.!?]*\?\W*$", re.IGNORECASE)
+
+
+def _statements_in_questions(text: str) -> list[str]:
+    out = []
+    for sentence in split_sentences(text):
+        tail = _QUESTION_TAIL.search(sentence) if sentence.rstrip().endswith("?") or "?" in sentence[-3:] else None
+        lead = sentence[:tail.start()].strip() if tail else ""
+        if len(lead.split()) >= 3 and is_content_sentence(lead):
+            out.append(lead)
+    return out
+
+
 def states_own_fact(clause: str) -> bool:
     """The clause can state a fact of the speaker's: not led by someone else without the
     speaker in it, and not a hypothetical or a past aside."""
@@ -1183,7 +1218,7 @@ def _folded(value: str) -> str:
 def _to_extraction(item: Found, message: Message) -> FactExtraction:
     action = "delete" if item.negated else "add"
     value = item.value if item.negated else normalise_value(item.key, item.value)
-    key = item.key if item.negated else _value_key(item.key, value)
+    key = canonical_key(item.key if item.negated else _value_key(item.key, value))
     return FactExtraction(action=action, subject=item.subject, key=key, value=value,
                           quote=item.value if value != item.value else "",
                           evidence_msg_id=message.msg_id,
@@ -1304,7 +1339,9 @@ _REPLACED = re.compile(
     r"\b(?:now|new|newly|switched|switching|swapped|replaced|replacing|traded|upgraded|changed|"
     r"instead|anymore|any more|no longer|not|stolen|nicked|died|passed away|sold|lost|broke|"
     r"gave up|gave away|got rid of|quit|stopped|done with|over it|moved on|used to|boring|bored|"
-    r"retired|finished|smashed|outgrew|grew out of)\b", re.IGNORECASE)
+    r"retired|finished|smashed|outgrew|outgrown|grew out of|barely|hardly|overtaken|overtook|"
+    r"healed|recovered|cured|rehomed|drifted|dumped|"
+    r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
 _KEPT_TOO = re.compile(r"\b(?:still|also|too|as well|both|another|second|more)\b", re.IGNORECASE)
 _REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
 _REPLACEABLE_VALUES = frozenset({"likes", "dislikes", "hobby", "goal", "allergy", "skill", "health"})
@@ -1315,7 +1352,7 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
     """``facts`` with the stored values they replace: a keyed thing's new value takes the
     stored key it replaces (``possession:brompton`` -> ``possession:bike``), a per-value
     family's stored value is deleted. The message must mention the stored value (a word of
-    it, outside the new value) and say it changed, and name exactly one such value."""
+    it, outside the new value) and say it changed; a keyed thing must name exactly one."""
     text = standard_spelling(message.text)
     if not _REPLACED.search(text) or _KEPT_TOO.search(text):
         return facts
@@ -1340,13 +1377,16 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
 
 def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]],
                message: Message) -> list[FactExtraction]:
-    if len(siblings) != 1:
-        return [fact]
-    key, old = siblings[0]
-    note = f"; replaces {key} = {old!r}"
+    """A keyed thing takes the key of the one stored thing it replaces; a per-value family's
+    stored values said whole are deleted ("decided against med school, my goal is a nursing
+    degree instead" retires both readings of the old goal)."""
     if family in _REPLACEABLE_THINGS:
-        return [fact.model_copy(update={"key": key, "reason": fact.reason + note})]
-    dropped = FactExtraction(action="delete", subject=fact.subject, key=key, value=old,
-                             evidence_msg_id=message.msg_id,
-                             reason=f"replaced by {fact.key} = {fact.value!r}")
-    return [fact, dropped]
+        if len(siblings) != 1:
+            return [fact]
+        key, old = siblings[0]
+        return [fact.model_copy(update={"key": key, "reason": f"{fact.reason}; replaces {key} = {old!r}"})]
+    dropped = [FactExtraction(action="delete", subject=fact.subject, key=key, value=old,
+                              evidence_msg_id=message.msg_id,
+                              reason=f"replaced by {fact.key} = {fact.value!r}")
+               for key, old in siblings]
+    return [fact, *dropped]

@@ -54,6 +54,30 @@ _SYNONYMS = {
     "children": "child", "kids": "child", "car": "possession:car", "bike": "possession:bike",
 }
 
+# one spelling per relation where people use several words for it (the guide: "mum" is mom);
+# a manager is the boss, a bestie the best friend ("best" is what the tagger marks of it)
+RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", "ma": "mom",
+                  "father": "dad", "daddy": "dad", "papa": "dad", "pa": "dad", "bro": "brother",
+                  "sis": "sister", "hubby": "husband", "grandmother": "grandma", "granny": "grandma",
+                  "nana": "grandma", "gran": "grandma", "grandfather": "grandpa", "grandad": "grandpa",
+                  "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
+                  "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
+                  "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend"}
+# one word per kind of pet ("pup" and "puppy" are a dog)
+PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
+             "kitten": "cat", "kitty": "cat", "bunny": "rabbit"}
+
+
+def canonical_key(key: str) -> str:
+    """``pet:puppy`` -> ``pet:dog``, ``family:mum`` -> ``family:mom``: one key per thing."""
+    family, _, thing = key.partition(":")
+    table = PET_CANON if family == "pet" else RELATION_CANON if family == "family" else None
+    if table is None or not thing:
+        return key
+    canon = table.get(thing.replace("_", " "), thing)
+    return f"{family}:{canon.replace(' ', '_')}"
+
+
 _NON_KEY = re.compile(r"[^a-z0-9_]+")
 
 

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from memfold.errors import EmbeddingError
-from memfold.llm.keys import slug
+from memfold.llm.keys import RELATION_CANON, slug
 from memfold.llm.values import relationship_status
 
 FAMILIES = ("job", "employer", "team", "location", "hometown", "education", "age", "name",
@@ -58,12 +58,6 @@ RELATION_FAMILIES = frozenset({"partner", "child", "family"})
 PER_VALUE = frozenset({"likes", "dislikes", "hobby", "allergy", "health", "skill", "goal"})
 MAX_WORD_PIECES = 96
 _FIRST_PERSON = frozenset({"i", "i'm", "im", "me", "we", "we're", "us", "myself"})
-# one spelling per relation where people use several words for it (the guide: "mum" is mom);
-# other relation words ("colleague", "bestie", "manager") are kept as said
-RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", "ma": "mom",
-                  "father": "dad", "daddy": "dad", "papa": "dad", "pa": "dad", "bro": "brother",
-                  "sis": "sister", "hubby": "husband", "grandmother": "grandma", "granny": "grandma",
-                  "nana": "grandma", "grandfather": "grandpa", "gf": "girlfriend", "bf": "boyfriend"}
 PARTNER_WORDS = frozenset("wife husband partner girlfriend boyfriend fiance fiancee fiancé fiancée "
                           "spouse hubby missus".split())
 CHILD_WORDS = frozenset("son daughter kid child boy girl baby stepson stepdaughter toddler".split())
@@ -292,7 +286,8 @@ def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str
     if family == "favorite":
         return None if qualifier is None else f"favorite:{slug(qualifier, max_words=2)}"
     if family == "pet":
-        return None if qualifier is None else f"pet:{_singular(slug(qualifier, max_words=1))}"
+        # the kind is the last word of the qualifier ("corn snake" is a snake)
+        return None if qualifier is None else f"pet:{_singular(slug(qualifier, max_words=2).split('_')[-1])}"
     if family == "possession":
         before = re.findall(r"[\w']+", sentence[:mark.start].lower())[-3:]  # "drive a beat-up ..."
         vehicle = next((VEHICLE_VERBS[w] for w in reversed(before) if w in VEHICLE_VERBS), "")

@@ -38,9 +38,13 @@ LOWER_FAMILIES = frozenset({"job", "team", "allergy", "health", "relationship_st
 PLACE_KEYS = frozenset({"location", "hometown", "employer", "education", "nationality",
                         "religion", "language"})
 _FILLER = re.compile(
-    r"^(?:(?:a|an|the|my|our|currently|now|just|still|also|really)\s+)+|"
-    r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw))+$",
+    r"^(?:(?:a|an|the|my|our|currently|now|just|still|also|really|actually|honestly|officially|"
+    r"finally|basically)\s+)+|"
+    r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|"
+    r"lately|way more|for now))+$",
     re.IGNORECASE)
+# "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
+_CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
 
 
@@ -116,7 +120,8 @@ def _bare(raw: str) -> str:
     """Without leading articles and trailing fillers or punctuation, to a fixed point."""
     value = raw.strip()
     while True:
-        stripped = _TRAILING_PUNCT.sub("", _FILLER.sub("", value)).strip()
+        called = _CALLED.match(value)
+        stripped = _TRAILING_PUNCT.sub("", _FILLER.sub("", called["name"] if called else value)).strip()
         if stripped == value:
             return value
         value = stripped

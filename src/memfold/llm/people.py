@@ -1,0 +1,124 @@
+"""The people a speaker has told us about, and who a later sentence is about.
+
+A first message introduces someone ("my sister Olga's birthday is 4 june": ``family:sister =
+Olga``, ``Olga.birthday``); later messages name them the way people talk: "olgas birthday is
+june 14 not june 4", "dad hit 70 last week", "kenta changed his mind on sushi". Read alone,
+such a sentence has no "my" and no capitalised name, so the extractors give its fact to the
+speaker. ``KnownPeople`` holds the speaker's relatives from the stored profile (by name and
+by relation word) and gives a fact to the person the sentence names before its value, when
+no "I" or "we" comes in between (the tagger's own rule for a marked subject).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, canonical_relation
+
+# what the speaker says of themselves between a person and a value ("dad, I think, is 70"
+# is not read; "dad hit 70 last week, we threw him a party" is)
+_SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|myself|we|we're|were|us|our)\b",
+                            re.IGNORECASE)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|his|her)\b", re.IGNORECASE)
+# a relation's facts stay the speaker's ("my sister Ana": family:sister is the speaker's)
+_SPEAKER_KEYS = ("family", "child")
+_RELATION_FAMILIES = ("partner", "child", "family")
+
+
+@dataclass(frozen=True)
+class Person:
+    subject: str  # how their facts are stored: "Olga", "user's dad"
+    pattern: re.Pattern[str]  # how a sentence names them
+    by_name: bool
+    partner: bool = False  # the speaker's partner: "new partner: sam" is not about them
+
+
+def _words_pattern(words: set[str]) -> re.Pattern[str]:
+    alternatives = "|".join(sorted((re.escape(w) for w in words if w), key=len, reverse=True))
+    # "olga", "olga's", "olgas" (a possessive typed without its apostrophe)
+    return re.compile(rf"\b(?:{alternatives})(?:'s|s)?\b", re.IGNORECASE)
+
+
+def _relation_words(relation: str) -> set[str]:
+    """"mom" -> {"mom", "mum", "mother", ...}: every word the guide folds into the relation."""
+    return {relation, *(word for word, canon in RELATION_CANON.items() if canon == relation)}
+
+
+class KnownPeople:
+    """The speaker's relatives found in a stored profile ``{(subject, key): value}``."""
+
+    def __init__(self, stored: dict[tuple[str, str], str], speaker: str) -> None:
+        self.speaker = speaker
+        self.people = self._named(stored, speaker) + self._unnamed(stored, speaker)
+        self.subjects = {p.subject for p in self.people}
+
+    @staticmethod
+    def _named(stored: dict[tuple[str, str], str], speaker: str) -> list[Person]:
+        people: dict[str, set[str]] = {}
+        partners = set()
+        for (subject, key), value in stored.items():
+            family, _, relation = key.partition(":")
+            if subject != speaker or family not in _RELATION_FAMILIES or not value.strip():
+                continue
+            words = people.setdefault(value, {value.split()[0], value})
+            if family == "partner":
+                words |= set(PARTNER_WORDS) | {"hubby", "wifey"}
+                partners.add(value)
+            elif family == "family":
+                words |= _relation_words(relation.replace("_", " "))
+        return [Person(name, _words_pattern(words), True, name in partners) for name, words in people.items()]
+
+    @staticmethod
+    def _unnamed(stored: dict[tuple[str, str], str], speaker: str) -> list[Person]:
+        prefix = f"{speaker}'s "
+        relations = {subject[len(prefix):] for subject, _ in stored if subject.startswith(prefix)}
+        return [Person(prefix + relation, _words_pattern(_relation_words(relation)), False)
+                for relation in sorted(relations) if relation not in CHILD_WORDS]
+
+    def subject_for(self, sentence: str, subject: str, key: str, value: str, before: str = "") -> str:
+        """Who a fact read from ``sentence`` is about: ``subject`` unless it is the speaker
+        (or an alias of a known person) and the sentence names one known person before the
+        value with no "I" or "we" in between; or, for a sentence about "he" or "she", the
+        ``before`` text of the message names one ("ines dumped tom!! shes with hugo now")."""
+        if not self.people or key.split(":", 1)[0] in _SPEAKER_KEYS:
+            return subject
+        if subject != self.speaker:
+            return self._alias(subject)
+        start = _value_start(sentence, value)
+        if start is None:
+            return subject
+        named = self._named_before(sentence, start, key, value)
+        if not named and before and _THIRD_PERSON.search(sentence[:start]):
+            text = f"{before} {sentence}"
+            named = self._named_before(text, len(before) + 1 + start, key, value)
+        return named.pop() if len(named) == 1 else subject
+
+    def _named_before(self, text: str, start: int, key: str, value: str) -> set[str]:
+        named = {p.subject for p in self.people if _names_before(p, text, start)}
+        if key in ("partner", "relationship_status"):
+            # "ines dumped tom, shes with hugo now": only a name says whose partner it is, and
+            # "new partner: sam" is not about the partner
+            named = {s for s in named if any(p.by_name and not p.partner for p in self.people if p.subject == s)}
+        named.discard(value)
+        return named
+
+    def _alias(self, subject: str) -> str:
+        """"Olgas" (a possessive the tagger marked) or "user's husband" (when he is Kenta)."""
+        if subject in self.subjects:
+            return subject
+        relation = canonical_relation(subject.split()[-1]) if subject.startswith(f"{self.speaker}'s ") else ""
+        probe = relation or subject
+        matches = {p.subject for p in self.people if p.pattern.fullmatch(probe) and (p.by_name or not relation)}
+        return matches.pop() if len(matches) == 1 else subject
+
+
+def _value_start(sentence: str, value: str) -> int | None:
+    found = re.search(re.escape(value), sentence, re.IGNORECASE)
+    return found.start() if found else None
+
+
+def _names_before(person: Person, sentence: str, start: int) -> bool:
+    """A mention of ``person`` before ``start`` with none of the speaker's words after it."""
+    mentions = [m for m in person.pattern.finditer(sentence) if m.end() <= start]
+    return bool(mentions) and not _SPEAKER_WORDS.search(sentence[mentions[-1].end():start])

@@ -1,0 +1,80 @@
+"""Who a later sentence is about: the relatives a speaker told us of (llm/people.py), and the
+offline extractor giving their facts to them (rules only: no fact tagger here)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from memfold.llm.facts import extract_facts
+from memfold.llm.keys import canonical_key
+from memfold.llm.people import KnownPeople
+from memfold.models import Message
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+STORED = {("user", "family:sister"): "Olga", ("user", "partner"): "Kenta",
+          ("user's dad", "age"): "69", ("user", "location"): "Leeds"}
+
+
+def _facts(text: str, stored: dict[tuple[str, str], str]) -> set[tuple[str, str, str]]:
+    message = Message(msg_id="m2", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    facts, _ = extract_facts(message, stored=stored)
+    return {(f.subject, f.key, f.value) for f in facts}
+
+
+def test_a_name_before_the_value_says_whose_fact_it_is() -> None:
+    people = KnownPeople(STORED, "user")
+    assert people.subject_for("olgas birthday is june 14", "user", "birthday", "june 14") == "Olga"
+    assert people.subject_for("dad hit 70 last week", "user", "age", "70") == "user's dad"
+    # the partner by a relation word
+    assert people.subject_for("hubby works at Sony now", "user", "employer", "Sony") == "Kenta"
+
+
+def test_the_speaker_in_between_keeps_the_fact_the_speakers() -> None:
+    people = KnownPeople(STORED, "user")
+    assert people.subject_for("olga says i should move to Bergen", "user", "location", "Bergen") == "user"
+    assert people.subject_for("I moved to Bergen, olga helped", "user", "location", "Bergen") == "user"
+
+
+def test_a_pronoun_sentence_takes_the_person_named_before_it() -> None:
+    people = KnownPeople(STORED, "user")
+    assert people.subject_for("shes at Nintendo now", "user", "employer", "Nintendo",
+                              before="olga left sony.") == "Olga"
+    assert people.subject_for("at Nintendo now", "user", "employer", "Nintendo",
+                              before="olga left sony.") == "user"
+
+
+def test_the_partner_is_not_their_own_partner_and_relations_stay_the_speakers() -> None:
+    people = KnownPeople(STORED, "user")
+    assert people.subject_for("new partner: sam", "user", "partner", "sam") == "user"
+    assert people.subject_for("olga has a new boss, Ana", "user", "family:boss", "Ana") == "user"
+
+
+def test_aliases_of_known_people() -> None:
+    people = KnownPeople(STORED, "user")
+    assert people.subject_for("x", "Olgas", "location", "Oslo") == "Olga"
+    assert people.subject_for("x", "user's husband", "job", "nurse") == "Kenta"
+    assert people.subject_for("x", "Ana", "job", "nurse") == "Ana"
+
+
+def test_nobody_known_changes_nothing() -> None:
+    assert KnownPeople({}, "user").subject_for("olga is 30", "user", "age", "30") == "user"
+    # a chat partner's own facts are not the speaker's relatives
+    people = KnownPeople({("Melanie", "location"): "Paris"}, "Caroline")
+    assert people.subject_for("Melanie, painting is my thing", "Caroline", "hobby:painting",
+                              "painting") == "Caroline"
+
+
+def test_the_extractor_gives_a_relatives_fact_to_them() -> None:
+    found = _facts("my sister is 34 now", {("user", "family:sister"): "Olga"})
+    assert ("Olga", "age", "34") in found
+    assert not any(subject == "user" and key == "age" for subject, key, _ in found)
+
+
+def test_one_key_per_kind_and_relation() -> None:
+    assert canonical_key("pet:puppy") == "pet:dog"
+    assert canonical_key("pet:bunny") == "pet:rabbit"
+    assert canonical_key("family:manager") == "family:boss"
+    assert canonical_key("family:mum") == "family:mom"
+    assert canonical_key("family:best") == "family:best_friend"
+    assert canonical_key("possession:pup") == "possession:pup"
+    assert canonical_key("likes:kitten") == "likes:kitten"
