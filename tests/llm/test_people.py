@@ -70,11 +70,18 @@ def test_the_extractor_gives_a_relatives_fact_to_them() -> None:
     assert not any(subject == "user" and key == "age" for subject, key, _ in found)
 
 
+def test_a_relative_the_message_introduces_is_known_to_its_later_words() -> None:
+    found = _facts("I have a sister, Ana. ana was born 9 September 1990.", {})
+    assert ("Ana", "birthday", "September 9 1990") in found
+    assert not any(subject == "user" and key == "birthday" for subject, key, _ in found)
+
+
 def test_one_key_per_kind_and_relation() -> None:
     assert canonical_key("pet:puppy") == "pet:dog"
     assert canonical_key("pet:bunny") == "pet:rabbit"
     assert canonical_key("family:manager") == "family:boss"
     assert canonical_key("family:mum") == "family:mom"
     assert canonical_key("family:best") == "family:best_friend"
+    assert canonical_key("family:brother-in-law") == "family:brother_in_law"
     assert canonical_key("possession:pup") == "possession:pup"
     assert canonical_key("likes:kitten") == "likes:kitten"

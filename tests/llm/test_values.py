@@ -35,6 +35,8 @@ T0 = datetime(2026, 6, 15, 12, tzinfo=timezone.utc)
     ("partner", "a guy named hugo", "Hugo"),
     ("language", "Russian mostly", "Russian"),
     ("hometown", "actually Norman", "Norman"),
+    ("team", "the web team", "web"),
+    ("team", "legal department", "legal"),
 ])
 def test_each_family_has_one_spelling(key: str, raw: str, value: str) -> None:
     assert normalise_value(key, raw) == value

@@ -25,7 +25,7 @@ from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
 from memfold.llm.values import diet as diet_value
-from memfold.llm.values import normalise_value, relationship_status
+from memfold.llm.values import normalise_value, proper, relationship_status
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -837,28 +837,43 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     Monday" changes the employer to N26).
     """
     speaker = speaker_subject(message)
-    best: dict[tuple[str, str], Found] = {}
     sentences = fact_sentences(message, content)
-    strength = 0.0
-    people = KnownPeople(stored or {}, speaker)
-    befores = [" ".join(sentences[:n]) for n in range(len(sentences))]
-    tagged = _learned(message, sentences, speaker, tagger, people)
-    for sentence, before, learned in zip(sentences, befores, tagged):
-        found = _sentence_facts(sentence, speaker)
-        if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
-            found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
-        # how surely a fact is stated: the strongest reading, kept or not
-        strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
-        if learned is not None:
-            found = _with_learned(found, learned)
-        found = [_about_known_person(item, sentence, people, before) for item in found]
+    per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates,
+                                             KnownPeople(stored or {}, speaker))
+    # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
+    people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
+    best: dict[tuple[str, str], Found] = {}
+    for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
         for item in found:
+            item = _about_known_person(item, sentence, people, " ".join(sentences[:n]))
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _one_key_per_value(best)
     strength = strength if best else 0.0
     return [_to_extraction(item, message) for item in best.values()], strength
+
+
+def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | None,
+                    templates: TemplateSet | None, people: KnownPeople) -> tuple[list[list[Found]], float]:
+    """Each sentence's facts (the rules', templates' and tagger's) and the strongest weight."""
+    out, strength = [], 0.0
+    for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger, people)):
+        found = _sentence_facts(sentence, speaker)
+        if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
+            found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
+        # how surely a fact is stated: the strongest reading, kept or not
+        strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
+        out.append(_with_learned(found, learned) if learned is not None else found)
+    return out, strength
+
+
+def _relations(per_sentence: list[list[Found]], speaker: str) -> dict[tuple[str, str], str]:
+    """The speaker's relatives the message names (of two readings of one, the stronger)."""
+    items = sorted((item for found in per_sentence for item in found
+                    if item.subject == speaker and not item.negated
+                    and item.key.split(":", 1)[0] in ("partner", "child", "family")), key=lambda i: i.weight)
+    return {(item.subject, item.key): proper(item.value) for item in items}
 
 
 def _about_known_person(item: Found, sentence: str, people: KnownPeople, before: str = "") -> Found:

@@ -62,7 +62,8 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "nana": "grandma", "gran": "grandma", "grandfather": "grandpa", "grandad": "grandpa",
                   "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
-                  "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend"}
+                  "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
+                  "neighbour": "neighbor"}
 # one word per kind of pet ("pup" and "puppy" are a dog)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
              "kitten": "cat", "kitty": "cat", "bunny": "rabbit"}
@@ -74,8 +75,8 @@ def canonical_key(key: str) -> str:
     table = PET_CANON if family == "pet" else RELATION_CANON if family == "family" else None
     if table is None or not thing:
         return key
-    canon = table.get(thing.replace("_", " "), thing)
-    return f"{family}:{canon.replace(' ', '_')}"
+    words = " ".join(re.findall(r"[a-z0-9]+", thing.lower()))  # "brother-in-law" -> "brother in law"
+    return f"{family}:{table.get(words, words).replace(' ', '_')}"
 
 
 _NON_KEY = re.compile(r"[^a-z0-9_]+")

@@ -20,6 +20,8 @@ from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, canon
 # is not read; "dad hit 70 last week, we threw him a party" is)
 _SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|myself|we|we're|were|us|our)\b",
                             re.IGNORECASE)
+# "me and my wife Sara live in Austin": the speaker is in it too
+_WITH_SPEAKER = re.compile(r"\b(?:me and|and me|and i|and myself|we|we're|were|us)\b", re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|his|her)\b", re.IGNORECASE)
 # a relation's facts stay the speaker's ("my sister Ana": family:sister is the speaker's)
 _SPEAKER_KEYS = ("family", "child")
@@ -86,7 +88,7 @@ class KnownPeople:
         if subject != self.speaker:
             return self._alias(subject)
         start = _value_start(sentence, value)
-        if start is None:
+        if start is None or _WITH_SPEAKER.search(sentence[:start]):
             return subject
         named = self._named_before(sentence, start, key, value)
         if not named and before and _THIRD_PERSON.search(sentence[:start]):

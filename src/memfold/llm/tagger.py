@@ -318,6 +318,8 @@ def _subject_name(words: str, speaker: str) -> str:
     """A relation word ("mum", "my wife") is the speaker's relative; anything else is a
     name, capitalised ("tunde" -> "Tunde")."""
     relation = canonical_relation(words.split()[-1]) if words.split() else ""
+    if relation not in _RELATIONS and relation.endswith("s"):  # "my dads goal": a possessive
+        relation = canonical_relation(relation[:-1])
     if relation in _RELATIONS:
         return f"{speaker}'s {relation}"
     from memfold.llm.values import proper

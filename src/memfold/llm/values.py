@@ -43,6 +43,7 @@ _FILLER = re.compile(
     r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|"
     r"lately|way more|for now))+$",
     re.IGNORECASE)
+_TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad)$", re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
@@ -160,6 +161,8 @@ def normalise_value(key: str, raw: str) -> str:
         return proper(value)
     if family == "health":
         return condition(value).lower()
+    if family == "team":  # "the web team", "legal department": the team is "web", "legal"
+        value = _TEAM_WORD.sub("", value) or value
     if family in LOWER_FAMILIES:
         return value.lower()
     if family in PLACE_KEYS:
