@@ -240,6 +240,20 @@ def test_every_stored_value_said_whole_is_retired() -> None:
     assert {(f.action, f.key) for f in out} == {("add", "goal:nursing_degree"), ("delete", "goal:med_school")}
 
 
+def test_an_upgrade_that_names_no_thing_replaces_the_one_stored_possession() -> None:
+    message = _message("upgraded to a pixel 9 finally, android gang")
+    stored = {("user", "possession:phone"): "iPhone 12"}
+    out = replaced_siblings([_new("possession:9", "pixel 9")], message, stored)
+    assert [(f.key, f.value) for f in out] == [("possession:phone", "pixel 9")]
+    two = {**stored, ("user", "possession:car"): "Golf"}  # which one? left alone
+    assert replaced_siblings([_new("possession:9", "pixel 9")], message, two)[0].key == "possession:9"
+
+
+@pytest.mark.parametrize("text", ["Oops, not March 9, May 9. Wrong month.", "ugh my bday is sometime soon lol"])
+def test_a_birthday_that_is_no_date_is_not_read(text: str) -> None:
+    assert not any(f.key == "birthday" and not any(ch.isdigit() for ch in f.value) for f in _facts(text))
+
+
 def test_a_statement_that_runs_into_a_question_is_read() -> None:
     found = _by_key("my son Amir is 9 and obsessed with dinosaurs, any museum ideas in Berlin?")
     assert found["child:amir"] == ("add", "Amir")

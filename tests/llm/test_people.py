@@ -54,6 +54,7 @@ def test_aliases_of_known_people() -> None:
     assert people.subject_for("x", "Olgas", "location", "Oslo") == "Olga"
     assert people.subject_for("x", "user's husband", "job", "nurse") == "Kenta"
     assert people.subject_for("x", "Ana", "job", "nurse") == "Ana"
+    assert people.subject_for("x", "Abuela Olga", "age", "89") == "Olga"
 
 
 def test_nobody_known_changes_nothing() -> None:

@@ -36,6 +36,9 @@ T0 = datetime(2026, 6, 15, 12, tzinfo=timezone.utc)
     ("language", "Russian mostly", "Russian"),
     ("hometown", "actually Norman", "Norman"),
     ("team", "the web team", "web"),
+    ("age", "twenty five years old", "25"),
+    ("age", "twenty-six", "26"),
+    ("possession:bike", "red Trek FX3 to", "red Trek FX3"),
     ("team", "legal department", "legal"),
 ])
 def test_each_family_has_one_spelling(key: str, raw: str, value: str) -> None:

@@ -25,7 +25,8 @@ from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
 from memfold.llm.values import diet as diet_value
-from memfold.llm.values import normalise_value, proper, relationship_status
+from memfold.llm.values import birthday as birthday_value
+from memfold.llm.values import normalise_value, number_words, proper, relationship_status
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -844,7 +845,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
     best: dict[tuple[str, str], Found] = {}
     for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
-        for item in found:
+        for item in filter(_plausible, found):
             item = _about_known_person(item, sentence, people, " ".join(sentences[:n]))
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
@@ -866,6 +867,25 @@ def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger
         strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
         out.append(_with_learned(found, learned) if learned is not None else found)
     return out, strength
+
+
+# a value that is only an interjection ("Oops, not March 9, May 9" read `birthday = Oops`)
+_INTERJECTIONS = frozenset("oops lol haha ugh omg yay yes no ok okay sorry btw actually hmm wow".split())
+
+
+def _plausible(item: Found) -> bool:
+    """A birthday that is a date, an age that is a number, a value that is not an interjection."""
+    folded = _folded(item.value)
+    if item.negated:
+        return True
+    if not folded or folded in _INTERJECTIONS:
+        return False
+    family = item.key.split(":", 1)[0]
+    if family == "birthday":
+        return birthday_value(item.value) is not None
+    if family == "age":
+        return any(ch.isdigit() for ch in item.value) or number_words(item.value) is not None
+    return True
 
 
 def _relations(per_sentence: list[list[Found]], speaker: str) -> dict[tuple[str, str], str]:
@@ -1386,8 +1406,26 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
                     if subject == fact.subject and key != fact.key and key.split(":", 1)[0] == family
                     and content_words(value) & outside and (a_thing or content_words(value) <= said)
                     and _folded(value) != _folded(fact.value)]
+        if not siblings and _UPGRADED.search(text):
+            siblings = _only_unnamed_thing(fact, current)
         out += _replacing(fact, family, siblings, message)
     return out
+
+
+# "upgraded to a pixel 9 finally" names no thing: the one stored possession is what changed
+_UPGRADED = re.compile(r"\b(?:upgraded|upgrade|replaced|replacement|swapped|traded|switched|sold)\b",
+                       re.IGNORECASE)
+
+
+def _only_unnamed_thing(fact: FactExtraction, current: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The subject's one stored possession, when the new one's key is only a word of its value
+    (``possession:9`` from "pixel 9": no noun said what it is)."""
+    family, _, thing = fact.key.partition(":")
+    if family != "possession" or thing not in slug(fact.value, max_words=8).split("_"):
+        return []
+    stored = [(key, value) for (subject, key), value in current.items()
+              if subject == fact.subject and key.startswith("possession:") and key != fact.key]
+    return stored if len(stored) == 1 else []
 
 
 def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]],

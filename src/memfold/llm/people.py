@@ -112,6 +112,9 @@ class KnownPeople:
         relation = canonical_relation(subject.split()[-1]) if subject.startswith(f"{self.speaker}'s ") else ""
         probe = relation or subject
         matches = {p.subject for p in self.people if p.pattern.fullmatch(probe) and (p.by_name or not relation)}
+        if not matches and not relation:  # "Abuela Rosa" is Rosa
+            matches = {p.subject for p in self.people if p.by_name
+                       and any(p.pattern.fullmatch(word) for word in subject.split())}
         return matches.pop() if len(matches) == 1 else subject
 
 

@@ -291,6 +291,8 @@ def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str
     if family == "possession":
         before = re.findall(r"[\w']+", sentence[:mark.start].lower())[-3:]  # "drive a beat-up ..."
         vehicle = next((VEHICLE_VERBS[w] for w in reversed(before) if w in VEHICLE_VERBS), "")
+        if qualifier and canonical_relation(qualifier.split()[-1]) in _RELATIONS:
+            qualifier = None  # "my brother tomas drives a peugeot": whose, not what
         item = qualifier or vehicle or value.split()[-1]
         return f"possession:{_singular(slug(item, max_words=1))}"
     return family

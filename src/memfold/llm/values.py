@@ -41,7 +41,7 @@ _FILLER = re.compile(
     r"^(?:(?:a|an|the|my|our|currently|now|just|still|also|really|actually|honestly|officially|"
     r"finally|basically)\s+)+|"
     r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|"
-    r"lately|way more|for now))+$",
+    r"lately|way more|for now|to|of|in|at|on|for|with|from|by|and|or))+$",
     re.IGNORECASE)
 _TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad)$", re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
@@ -143,6 +143,24 @@ def condition(raw: str) -> str:
     return " ".join(words)
 
 
+_UNITS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                      "thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split(), 0)
+         if w != "_"}
+
+
+def number_words(raw: str) -> str | None:
+    """'twenty five' / 'twenty-six' -> '25' / '26' (an age said in words); None if not one."""
+    words = re.findall(r"[a-z]+", raw.lower())
+    for n, word in enumerate(words):
+        if word in _TENS:
+            unit = _UNITS.get(words[n + 1], 0) if n + 1 < len(words) and _UNITS.get(words[n + 1], 10) < 10 else 0
+            return str(_TENS[word] + unit)
+        if word in _UNITS:
+            return str(_UNITS[word])
+    return None
+
+
 def normalise_value(key: str, raw: str) -> str:
     """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
     family = key.split(":", 1)[0]
@@ -151,7 +169,7 @@ def normalise_value(key: str, raw: str) -> str:
         return birthday(value) or value
     if family == "age":
         digits = re.search(r"\d{1,3}", value)
-        return digits[0] if digits else value
+        return digits[0] if digits else number_words(value) or value
     if family == "diet":
         return diet(value) or value.lower()
     if family == "relationship_status":
