@@ -1271,7 +1271,7 @@ def _value_key(key: str, value: str) -> str:
     return key
 
 
-_VALUE_KEYED = frozenset({"health"})
+_VALUE_KEYED = frozenset({"health", "child"})  # a child's key is their name: "Tomas's" -> child:tomas
 
 
 # -- keyed changes: a change that names the stored key, not its old value ---------------------

@@ -43,6 +43,7 @@ _FILLER = re.compile(
     r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|"
     r"lately|way more|for now|to|of|in|at|on|for|with|from|by|and|or))+$",
     re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 _TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad)$", re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
@@ -174,6 +175,8 @@ def normalise_value(key: str, raw: str) -> str:
         return diet(value) or value.lower()
     if family == "relationship_status":
         return relationship_status(value) or value.lower()
+    if key in NAME_KEYS or family in NAME_FAMILIES:  # "my son Tomas's roommate": the name is Tomas
+        value = _POSSESSIVE.sub("", value) or value
     if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
             family == "pet" and value[:1].isupper()):
         return proper(value)
