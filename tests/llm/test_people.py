@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from memfold.llm.facts import extract_facts
 from memfold.llm.keys import canonical_key
 from memfold.llm.people import KnownPeople
@@ -86,3 +89,18 @@ def test_one_key_per_kind_and_relation() -> None:
     assert canonical_key("family:brother-in-law") == "family:brother_in_law"
     assert canonical_key("possession:pup") == "possession:pup"
     assert canonical_key("likes:kitten") == "likes:kitten"
+
+
+_WORDS = "olga olgas dad hubby kenta i we is at Sony now , . shes".split()
+
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=12).map(" ".join),
+       st.sampled_from(["user", "Olga", "Olgas", "user's husband", "Mira"]),
+       st.sampled_from(["age", "employer", "partner", "family:sister", "likes:sushi"]))
+@settings(max_examples=200, deadline=None)
+def test_a_fact_goes_only_to_its_subject_or_a_known_person(sentence: str, subject: str, key: str) -> None:
+    people = KnownPeople(STORED, "user")
+    got = people.subject_for(sentence, subject, key, "Sony", before="olga said hi.")
+    assert got in {subject, *people.subjects}
+    if key.startswith("family:"):  # a relation stays the speaker's
+        assert got == subject
