@@ -254,6 +254,22 @@ def test_a_birthday_that_is_no_date_is_not_read(text: str) -> None:
     assert not any(f.key == "birthday" and not any(ch.isdigit() for ch in f.value) for f in _facts(text))
 
 
+@pytest.mark.parametrize(("text", "name"), [
+    ("Hey John! I adopted a pup last week. I named it Ned.", None),
+    ("thanks Maria, you're the best", None),
+    ("call me Dani from now on", "Dani"),
+])
+def test_a_name_said_to_or_given_to_someone_else_is_not_the_speakers(text: str, name: str | None) -> None:
+    assert _by_key(text).get("name", (None, None))[1] == name
+
+
+def test_an_introduction_after_a_greeting_is_the_speakers_name() -> None:
+    from memfold.llm.facts import Found, _names_someone_else
+
+    assert not _names_someone_else(Found("user", "name", "Sam", 2.0), "hey, Sam here")
+    assert _names_someone_else(Found("user", "name", "Sam", 2.0), "hey, Sam, how are you")
+
+
 def test_a_statement_that_runs_into_a_question_is_read() -> None:
     found = _by_key("my son Amir is 9 and obsessed with dinosaurs, any museum ideas in Berlin?")
     assert found["child:amir"] == ("add", "Amir")

@@ -845,7 +845,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
     best: dict[tuple[str, str], Found] = {}
     for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
-        for item in filter(_plausible, found):
+        for item in (i for i in found if _plausible(i) and not _names_someone_else(i, sentence)):
             item = _about_known_person(item, sentence, people, " ".join(sentences[:n]))
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
@@ -886,6 +886,23 @@ def _plausible(item: Found) -> bool:
     if family == "age":
         return any(ch.isdigit() for ch in item.value) or number_words(item.value) is not None
     return True
+
+
+# a name that is not the speaker's: "I named it Ned", "Hey John!" (chat between friends)
+_NAMING_ANOTHER = re.compile(r"(?:\b(?:named|called|call|name)\s+(?:it|him|her|them|this|that|(?:the|my|our)\s+\w+)"
+                             r"|(?:^|[\s,.!])(?:hey|hi|hello|thanks|thank you|bye|yo|dear|congrats|"
+                             r"congratulations|wow|oh|sorry|morning|night)[,!]?)\s*$", re.IGNORECASE)
+
+
+def _names_someone_else(item: Found, sentence: str) -> bool:
+    if item.key != "name" or item.negated:
+        return False
+    at = sentence.lower().find(item.value.lower())
+    introduces = _HERE.match(sentence[at + len(item.value):])  # "hey, Sam here"
+    return at >= 0 and not introduces and bool(_NAMING_ANOTHER.search(sentence[:at]))
+
+
+_HERE = re.compile(r"\s*(?:here|speaking)\b", re.IGNORECASE)
 
 
 def _relations(per_sentence: list[list[Found]], speaker: str) -> dict[tuple[str, str], str]:
