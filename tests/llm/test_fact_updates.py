@@ -270,6 +270,33 @@ def test_an_introduction_after_a_greeting_is_the_speakers_name() -> None:
     assert _names_someone_else(Found("user", "name", "Sam", 2.0), "hey, Sam, how are you")
 
 
+@pytest.mark.parametrize(("text", "employer"), [
+    ("first day at bosch tommorow eek", "Bosch"),
+    ("last day at zalando today, starting at n26 on monday", "N26"),
+    ("Took a post at the University of York.", "University of York"),
+    ("signed my offer with Grab!!", "Grab"),
+    ("started at 9am today", None),
+    ("joined a gym", None),
+    ("first day at school for my son", None),
+    ("started at monzo lol", None),  # lower case after a word that need not mean a job
+])
+def test_a_casual_start_names_the_new_employer(text: str, employer: str | None) -> None:
+    assert _by_key(text).get("employer", (None, None))[1] == employer
+
+
+@pytest.mark.parametrize(("stored", "text", "key", "new"), [
+    ({("user", "name"): "Kaila"}, "its kayla not kaila btw", "name", "Kayla"),
+    ({("user", "birthday"): "March 9"}, "Oops, not March 9, May 9. Wrong month.", "birthday", "May 9"),
+])
+def test_a_correction_names_the_stored_value_it_replaces(stored: dict[tuple[str, str], str], text: str,
+                                                          key: str, new: str) -> None:
+    from memfold.llm.facts import swapped_values
+
+    message = _message(text)
+    found = swapped_values(message, sentences(text), stored)
+    assert [(f.key, f.value) for f in found] == [(key, new)]
+
+
 def test_a_statement_that_runs_into_a_question_is_read() -> None:
     found = _by_key("my son Amir is 9 and obsessed with dinosaurs, any museum ideas in Berlin?")
     assert found["child:amir"] == ("add", "Amir")

@@ -213,6 +213,23 @@ _JOB_HEADS = frozenset("chef owner nurse pm intern student engineer guard driver
 _NOT_EMPLOYERS = frozenset("home work school uni college church the gym".split())
 
 
+_NOT_NEW_EMPLOYERS = _NOT_EMPLOYERS | frozenset(
+    "gym office kindergarten nursery daycare preschool camp team club choir class classes course "
+    "bottom top noon midnight dawn scratch zero it this that them a an new my our".split())
+
+
+def _casual_employer(m: re.Match[str]) -> str | None:
+    """A new employer said casually: named with a capital or a digit ("Monzo", "n26"), or
+    lower case after words that can only mean a job ("first day at bosch")."""
+    value = m["v"].strip()
+    words = value.lower().split()
+    if not words or words[0] in _NOT_NEW_EMPLOYERS or value.lower() in _NOT_NEW_EMPLOYERS \
+            or _only_time_words(value) or re.match(r"\d+(?:[:.]\d+)?\s*(?:am|pm)?$", value.lower()):
+        return None
+    named = value[:1].isupper() or any(ch.isdigit() for ch in value)
+    return "employer" if named or m["job"] else None
+
+
 def _employer_unless_place(m: re.Match[str]) -> str | None:
     """'I joined Stripe', "I'm at Meta": an organisation (a known city word is a move)."""
     return None if m["v"].lower() in _NOT_EMPLOYERS else "employer"
@@ -456,6 +473,17 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i|we) (?:own|have|bought|got) (?:an? |the )?(?P<v>(?:[\w-]+ ){0,2}?(?P<item>" + _POSSESSIONS
      + r"|vespa|kindle|ps5|xbox|switch|tesla|macbook)(?: [\w-]+)?)\b", _possession_key, 2.0),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _i_am_a_key, 2.5),
+    # casual starts, the subject dropped and the name typed lower case: "first day at bosch
+    # tomorrow", "last day at zalando, starting at n26 on monday", "took a post at the University of York"
+    (r"(?:^|[,.!;:]\s*|\b(?:and|so|but|now|just|finally|officially|i|i'm|i am|i've)\s+)"
+     r"(?:(?P<job>(?:first|1st) day (?:at|with)|new (?:job|role|position|gig) (?:at|with)|"
+     r"(?:took|taken|accepted|got|landed) (?:a |the |my )?(?:new )?(?:job|post|position|role|offer) "
+     r"(?:at|with|from)|signed (?:my |the )?(?:offer|contract) with)\s+|"
+     r"(?:starting|started|start|joined|joining) (?:at |with )?)"
+     r"(?:the )?(?P<v>[\w&'.-]+(?: (?!(?:on|in|as|at|next|this|last|from|and|but|so|for)\b)[\w&'.-]+){0,3}?)"
+     r"(?=\s+(?:on|in|as|next|this|last|today|tomorrow|tommorow|tmrw|from|and|but|so|lol|eek|yay|after|"
+     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\s*[.,!?;:)]|\s*$)",
+     _casual_employer, 2.0),
 ]
 _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [
     (re.compile(pattern, re.IGNORECASE), _const(key) if isinstance(key, str) else key, weight)
@@ -1229,10 +1257,11 @@ _SWAPS = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:from|changed from|switched from|moved from) (?:the |my )?(?P<old>[\w' &.-]+?) to "
     r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:last|this|in|on|and|but|so|now)\b)",
     r"(?:^|\b(?:it's|its|is|at|in|on|to|a|an|the)\s+)(?P<new>[\w'&.-]+(?: [\w'&.-]+){0,2}),?\s+"
-    r"(?:instead of|rather than|not) (?:the |my |a |an |just )?(?P<old>[\w' &.-]+?)(?=[.,!;]|$| (?:now|these days|anymore)\b)",
+    r"(?:instead of|rather than|not) (?:the |my |a |an |just )?(?P<old>[\w' &.-]+?)"
+    r"(?=[.,!;]|$| (?:now|these days|anymore|btw|lol|haha|though|tho|sorry)\b)",
     r"\bused to be (?:a |an |the )?(?P<old>[\w' &.-]+?),? (?:but |and )?now (?:it's |its |it is |i'm |i am )?"
     r"(?:a |an |the )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$)",
-    r"\bnot (?:the |my |a |an )?(?P<old>[\w' &.-]+?),? (?:it's|its|it is|but|i mean|rather) "
+    r"\bnot (?:the |my |a |an )?(?P<old>[\w' &.-]+?)(?:,? (?:it's|its|it is|but|i mean|rather)|,) "
     r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:now|these days)\b)",
 ))
 
@@ -1250,14 +1279,16 @@ def swapped_values(message: Message, content: list[str],
         for pattern in _SWAPS:
             for m in pattern.finditer(sentence):
                 key = by_value.get(_folded(m["old"]))
-                new = clean_value(m["new"])
+                new = _IT_IS.sub("", clean_value(m["new"]))  # "its kayla not kaila"
+                item = Found(speaker, key, new, 3.0)
                 if key is None or not new or _folded(new) == _folded(m["old"]) \
-                        or set(_folded(new).split()) & _NOT_VALUE_WORDS:
+                        or set(_folded(new).split()) & _NOT_VALUE_WORDS or not _plausible(item):
                     continue
-                found.append(_to_extraction(Found(speaker, key, new, 3.0), message))
+                found.append(_to_extraction(item, message))
     return found
 
 
+_IT_IS = re.compile(r"^(?:it's|its|it is)\s+", re.IGNORECASE)
 # a swap's new value is a noun phrase: "Actually I'm not vegetarian" names no new value
 _NOT_VALUE_WORDS = frozenset("i m we re he she they it s is am are was actually just so and but "
                              "this that really".split())
