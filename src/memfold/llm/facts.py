@@ -213,6 +213,11 @@ _JOB_HEADS = frozenset("chef owner nurse pm intern student engineer guard driver
 _NOT_EMPLOYERS = frozenset("home work school uni college church the gym".split())
 
 
+_CASUAL_START = r"(?:^|[,.!;:]\s*|\b(?:and|so|but|now|just|finally|officially|i|i'm|i am|i've)\s+)"
+_NEW_EMPLOYER = (
+    r"(?:the )?(?P<v>[\w&'.-]+(?: (?!(?:on|in|as|at|next|this|last|from|and|but|so|for)\b)[\w&'.-]+){0,3}?)"
+    r"(?=\s+(?:on|in|as|next|this|last|today|tomorrow|tommorow|tmrw|from|and|but|so|lol|eek|yay|after|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\s*[.,!?;:)]|\s*$)")
 _NOT_NEW_EMPLOYERS = _NOT_EMPLOYERS | frozenset(
     "gym office kindergarten nursery daycare preschool camp team club choir class classes course "
     "bottom top noon midnight dawn scratch zero it this that them a an new my our".split())
@@ -227,7 +232,7 @@ def _casual_employer(m: re.Match[str]) -> str | None:
             or _only_time_words(value) or re.match(r"\d+(?:[:.]\d+)?\s*(?:am|pm)?$", value.lower()):
         return None
     named = value[:1].isupper() or any(ch.isdigit() for ch in value)
-    return "employer" if named or m["job"] else None
+    return "employer" if named or m.groupdict().get("job") else None
 
 
 def _employer_unless_place(m: re.Match[str]) -> str | None:
@@ -474,15 +479,12 @@ _RULE_SPECS: list[_RuleSpec] = [
      + r"|vespa|kindle|ps5|xbox|switch|tesla|macbook)(?: [\w-]+)?)\b", _possession_key, 2.0),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _i_am_a_key, 2.5),
     # casual starts, the subject dropped and the name typed lower case: "first day at bosch
-    # tomorrow", "last day at zalando, starting at n26 on monday", "took a post at the University of York"
-    (r"(?:^|[,.!;:]\s*|\b(?:and|so|but|now|just|finally|officially|i|i'm|i am|i've)\s+)"
-     r"(?:(?P<job>(?:first|1st) day (?:at|with)|new (?:job|role|position|gig) (?:at|with)|"
+    # tomorrow", "last day at zalando, starting at n26 on monday", "took a post at the University
+    # of York"; words that can only mean a job make the reading specific
+    (_CASUAL_START + r"(?P<job>(?:first|1st) day (?:at|with)|new (?:job|role|position|gig) (?:at|with)|"
      r"(?:took|taken|accepted|got|landed) (?:a |the |my )?(?:new )?(?:job|post|position|role|offer) "
-     r"(?:at|with|from)|signed (?:my |the )?(?:offer|contract) with)\s+|"
-     r"(?:starting|started|start|joined|joining) (?:at |with )?)"
-     r"(?:the )?(?P<v>[\w&'.-]+(?: (?!(?:on|in|as|at|next|this|last|from|and|but|so|for)\b)[\w&'.-]+){0,3}?)"
-     r"(?=\s+(?:on|in|as|next|this|last|today|tomorrow|tommorow|tmrw|from|and|but|so|lol|eek|yay|after|"
-     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\s*[.,!?;:)]|\s*$)",
+     r"(?:at|with|from)|signed (?:my |the )?(?:offer|contract) with)\s+" + _NEW_EMPLOYER, _casual_employer, 2.5),
+    (_CASUAL_START + r"(?:starting|started|start|joined|joining) (?:at |with )?" + _NEW_EMPLOYER,
      _casual_employer, 2.0),
 ]
 _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [
@@ -1423,7 +1425,7 @@ _REPLACED = re.compile(
     r"instead|anymore|any more|no longer|not|stolen|nicked|died|passed away|sold|lost|broke|"
     r"gave up|gave away|got rid of|quit|stopped|done with|over it|moved on|used to|boring|bored|"
     r"retired|finished|smashed|outgrew|outgrown|grew out of|barely|hardly|overtaken|overtook|"
-    r"healed|recovered|cured|rehomed|drifted|dumped|"
+    r"healed|recovered|cured|rehomed|drifted|dumped|written off|write-off|totalled|totaled|wrecked|crashed|"
     r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
 _KEPT_TOO = re.compile(r"\b(?:still|also|too|as well|both|another|second|more)\b", re.IGNORECASE)
 _REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
