@@ -60,6 +60,14 @@ def test_aliases_of_known_people() -> None:
     assert people.subject_for("x", "Abuela Olga", "age", "89") == "Olga"
 
 
+def test_the_speaker_in_a_pair_takes_the_fact() -> None:
+    nobody = KnownPeople({}, "user")
+    assert nobody.subject_for("me and my husband just moved to lyon", "user's husband", "location",
+                              "lyon") == "user"
+    assert nobody.subject_for("my sister Ana and I are vegan", "Ana", "diet", "vegan") == "user"
+    assert nobody.subject_for("my sister Ana is vegan and I am not", "Ana", "diet", "vegan") == "Ana"
+
+
 def test_nobody_known_changes_nothing() -> None:
     assert KnownPeople({}, "user").subject_for("olga is 30", "user", "age", "30") == "user"
     # a chat partner's own facts are not the speaker's relatives
@@ -101,6 +109,6 @@ _WORDS = "olga olgas dad hubby kenta i we is at Sony now , . shes".split()
 def test_a_fact_goes_only_to_its_subject_or_a_known_person(sentence: str, subject: str, key: str) -> None:
     people = KnownPeople(STORED, "user")
     got = people.subject_for(sentence, subject, key, "Sony", before="olga said hi.")
-    assert got in {subject, *people.subjects}
+    assert got in {subject, "user", *people.subjects}
     if key.startswith("family:"):  # a relation stays the speaker's
         assert got == subject

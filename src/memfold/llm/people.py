@@ -20,6 +20,8 @@ from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, canon
 # is not read; "dad hit 70 last week, we threw him a party" is)
 _SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|myself|we|we're|were|us|our)\b",
                             re.IGNORECASE)
+# "me and my husband", "my sister and I": the speaker is a subject of the clause
+_COORDINATED = re.compile(r"\b(?:me and|and me|and i|and myself)\b", re.IGNORECASE)
 # "me and my wife Sara live in Austin": the speaker is in it too
 _WITH_SPEAKER = re.compile(r"\b(?:me and|and me|and i|and myself|we|we're|were|us)\b", re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|his|her)\b", re.IGNORECASE)
@@ -83,11 +85,15 @@ class KnownPeople:
         (or an alias of a known person) and the sentence names one known person before the
         value with no "I" or "we" in between; or, for a sentence about "he" or "she", the
         ``before`` text of the message names one ("ines dumped tom!! shes with hugo now")."""
-        if not self.people or key.split(":", 1)[0] in _SPEAKER_KEYS:
+        if key.split(":", 1)[0] in _SPEAKER_KEYS:
+            return subject
+        start = _value_start(sentence, value)
+        if subject != self.speaker and start is not None and _COORDINATED.search(sentence[:start]):
+            return self.speaker  # "me and my husband just moved to lyon": the speaker moved too
+        if not self.people:
             return subject
         if subject != self.speaker:
             return self._alias(subject)
-        start = _value_start(sentence, value)
         if start is None or _WITH_SPEAKER.search(sentence[:start]):
             return subject
         named = self._named_before(sentence, start, key, value)
