@@ -21,6 +21,7 @@ from memfold.llm.cues import content_sentences, is_content_sentence
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, slug, speaker_subject
 from memfold.llm.people import KnownPeople
+from memfold.llm.tagger import RELATION_FAMILIES
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
@@ -939,7 +940,7 @@ def _relations(per_sentence: list[list[Found]], speaker: str) -> dict[tuple[str,
     """The speaker's relatives the message names (of two readings of one, the stronger)."""
     items = sorted((item for found in per_sentence for item in found
                     if item.subject == speaker and not item.negated
-                    and item.key.split(":", 1)[0] in ("partner", "child", "family")), key=lambda i: i.weight)
+                    and item.key.split(":", 1)[0] in RELATION_FAMILIES), key=lambda i: i.weight)
     return {(item.subject, item.key): proper(item.value) for item in items}
 
 

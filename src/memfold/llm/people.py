@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, canonical_relation
+from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_FAMILIES, canonical_relation
 
 # what the speaker says of themselves between a person and a value ("dad, I think, is 70"
 # is not read; "dad hit 70 last week, we threw him a party" is)
@@ -27,7 +27,6 @@ _WITH_SPEAKER = re.compile(r"\b(?:me and|and me|and i|and myself|we|we're|were|u
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|his|her)\b", re.IGNORECASE)
 # a relation's facts stay the speaker's ("my sister Ana": family:sister is the speaker's)
 _SPEAKER_KEYS = ("family", "child")
-_RELATION_FAMILIES = ("partner", "child", "family")
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ class KnownPeople:
         partners = set()
         for (subject, key), value in stored.items():
             family, _, relation = key.partition(":")
-            if subject != speaker or family not in _RELATION_FAMILIES or not value.strip():
+            if subject != speaker or family not in RELATION_FAMILIES or not value.strip():
                 continue
             words = people.setdefault(value, {value.split()[0], value})
             if family == "partner":
