@@ -62,7 +62,7 @@ def _session(path: Path, expected_sha256: str, threads: int | None) -> Any:
         return _SESSIONS[key]
 
 
-def _create_session(path: Path, threads: int | None) -> Any:
+def _create_session(path: Path, threads: int | None, disabled_optimizers: tuple[str, ...] = ()) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -73,8 +73,8 @@ def _create_session(path: Path, threads: int | None) -> Any:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 4  # failures surface as EmbeddingError, not as red log lines
     try:
-        return ort.InferenceSession(str(path), sess_options=options,
-                                    providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"],
+                                    disabled_optimizers=list(disabled_optimizers))
     except _ort_errors() as exc:
         raise EmbeddingError(f"cannot load the ONNX embedding model {path}: {exc}",
                              hint=_HINT) from exc

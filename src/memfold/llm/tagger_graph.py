@@ -9,13 +9,14 @@ int8 products, the same derivation as the default embedder's (``embed/quantized.
 
 The graph is BERT's encoder written out node by node (the HuggingFace ``BertModel``
 computation: embeddings, 6 x [self-attention, residual + LayerNorm, GELU feed-forward,
-residual + LayerNorm]), with the heads on top. Inputs ``input_ids`` and
+residual + LayerNorm]), with the heads on top. Attention and GELU are onnxruntime's fused
+operators (``com.microsoft`` ``Attention``, ``Gelu``): against the same computation written in
+plain ONNX operators they made a 26-piece sentence ~10% cheaper, with the same labels. Inputs ``input_ids`` and
 ``attention_mask`` (int64, [batch, tokens]); outputs ``value_logits`` and ``role_logits``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,9 @@ HEADS = 12
 LAYERS = 6
 EPS = 1e-12
 OPSET = 17
+MS_DOMAIN = "com.microsoft"  # onnxruntime's fused operators (Attention, Gelu)
+# bumped when the graph changes, so a machine's cached model of an older graph is not reused
+GRAPH_VERSION = 2
 
 
 class _Builder:
@@ -41,10 +45,10 @@ class _Builder:
         self.initializers.append(self.numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
         return name
 
-    def op(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
+    def op(self, op_type: str, inputs: list[str], domain: str = "", **attrs: Any) -> str:
         self._count += 1
         out = f"{op_type.lower()}_{self._count}"
-        self.nodes.append(self.helper.make_node(op_type, inputs, [out], **attrs))
+        self.nodes.append(self.helper.make_node(op_type, inputs, [out], domain=domain, **attrs))
         return out
 
     def linear(self, x: str, weights: dict[str, np.ndarray], name: str) -> str:
@@ -69,36 +73,27 @@ def _embeddings(b: _Builder, w: dict[str, np.ndarray]) -> str:
     return b.layer_norm(summed, w, "embeddings.LayerNorm")
 
 
-def _mask_bias(b: _Builder) -> str:
-    """[batch, 1, 1, tokens]: 0 where attended, -10000 at padding (BERT's extended mask)."""
-    mask = b.op("Cast", ["attention_mask"], to=1)
-    inverted = b.op("Sub", [b.const("one_f", 1.0), mask])
-    bias = b.op("Mul", [inverted, b.const("minus_big", -10000.0)])
-    return b.op("Unsqueeze", [bias, b.const("axes_12", [1, 2], np.int64)])
-
-
-def _heads(b: _Builder, x: str, transpose: list[int]) -> str:
-    shaped = b.op("Reshape", [x, b.const(f"split_{len(b.nodes)}", [0, 0, HEADS, HIDDEN // HEADS], np.int64)])
-    return b.op("Transpose", [shaped], perm=transpose)
+def _mask(b: _Builder) -> str:
+    """The attention mask as the ``Attention`` operator reads it: int32 [batch, tokens], 1 where
+    attended (it adds BERT's large negative bias at padding itself)."""
+    return b.op("Cast", ["attention_mask"], to=6)
 
 
 def _attention(b: _Builder, x: str, w: dict[str, np.ndarray], prefix: str, mask: str) -> str:
-    q = _heads(b, b.linear(x, w, f"{prefix}.attention.self.query"), [0, 2, 1, 3])
-    k = _heads(b, b.linear(x, w, f"{prefix}.attention.self.key"), [0, 2, 3, 1])
-    v = _heads(b, b.linear(x, w, f"{prefix}.attention.self.value"), [0, 2, 1, 3])
-    scores = b.op("Mul", [b.op("MatMul", [q, k]), b.const(f"{prefix}.scale", 1.0 / math.sqrt(HIDDEN // HEADS))])
-    probs = b.op("Softmax", [b.op("Add", [scores, mask])], axis=-1)
-    context = b.op("Transpose", [b.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
-    merged = b.op("Reshape", [context, b.const(f"{prefix}.merge", [0, 0, HIDDEN], np.int64)])
-    out = b.linear(merged, w, f"{prefix}.attention.output.dense")
+    """Self-attention as onnxruntime's fused ``Attention`` operator: query, key and value in one
+    packed product (one quantization of ``x`` instead of three), heads split and merged inside
+    the kernel (no Reshape/Transpose nodes)."""
+    names = [f"{prefix}.attention.self.{part}" for part in ("query", "key", "value")]
+    packed = b.const(f"{prefix}.qkv.weight_t", np.concatenate([w[f"{n}.weight"].T for n in names], axis=1))
+    bias = b.const(f"{prefix}.qkv.bias", np.concatenate([w[f"{n}.bias"] for n in names]))
+    context = b.op("Attention", [x, packed, bias, mask], domain=MS_DOMAIN, num_heads=HEADS)
+    out = b.linear(context, w, f"{prefix}.attention.output.dense")
     return b.layer_norm(b.op("Add", [out, x]), w, f"{prefix}.attention.output.LayerNorm")
 
 
 def _feed_forward(b: _Builder, x: str, w: dict[str, np.ndarray], prefix: str) -> str:
     inner = b.linear(x, w, f"{prefix}.intermediate.dense")
-    erf = b.op("Erf", [b.op("Mul", [inner, b.const(f"{prefix}.rsqrt2", 1.0 / math.sqrt(2.0))])])
-    gelu = b.op("Mul", [b.op("Mul", [inner, b.const(f"{prefix}.half", 0.5)]),
-                        b.op("Add", [erf, b.const(f"{prefix}.one", 1.0)])])
+    gelu = b.op("Gelu", [inner], domain=MS_DOMAIN)  # the exact (erf) GELU, as BERT's
     out = b.linear(gelu, w, f"{prefix}.output.dense")
     return b.layer_norm(b.op("Add", [out, x]), w, f"{prefix}.output.LayerNorm")
 
@@ -110,7 +105,7 @@ def build_graph(weights: dict[str, np.ndarray]) -> Any:
 
     b = _Builder()
     x = _embeddings(b, weights)
-    mask = _mask_bias(b)
+    mask = _mask(b)
     for layer in range(LAYERS):
         prefix = f"encoder.layer.{layer}"
         x = _feed_forward(b, _attention(b, x, weights, prefix, mask), weights, prefix)
@@ -121,7 +116,8 @@ def build_graph(weights: dict[str, np.ndarray]) -> Any:
               for n in ("input_ids", "attention_mask")]
     result = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", "tokens", None]) for n in outputs]
     graph = helper.make_graph(b.nodes, "memfold_fact_tagger", inputs, result, b.initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                        helper.make_opsetid(MS_DOMAIN, 1)],
                               producer_name="memfold")
     model.ir_version = 9  # what the pinned onnxruntime reads
     return model
