@@ -332,6 +332,9 @@ class FactExtraction(Record):
     # the words the value was read from, when the value is their normalised spelling
     # ("june 3rd" -> "June 3"); grounding checks the quote and the normalisation
     quote: str = ""
+    # how the message names a subject known from the profile ("mom" for Linda, "tomas" for
+    # Tomás); grounding checks these words instead of the stored name
+    subject_quote: str = ""
 
 
 class EventExtraction(Record):

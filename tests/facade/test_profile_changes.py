@@ -57,3 +57,29 @@ def test_the_profile_holds_the_new_value_and_the_changelog_the_old(
     assert current.get(key, "").casefold() == new.casefold(), current
     history = memory.profile_history(user, key=key)
     assert any((row.old_value or "").casefold() == old.casefold() for row in history), history
+
+
+# (subject, key, first message, later message, old value, new value): a relative's fact,
+# changed in a later message that names them the way people talk (by first name without
+# its accent, or by relation word), in a sentence with no "I" or "my"
+RELATIVES = [
+    ("Marta", "job", "my sister Marta is a bank teller in Seville",
+     "marta quit the bank last month, shes a paramedic now and loves it", "bank teller", "paramedic"),
+    ("Tomás", "location", "my brother Tomás lives in Bogotá",
+     "tomas moved to Medellín btw, says the weather is way better there", "Bogotá", "Medellín"),
+]
+
+
+@pytest.mark.slow  # the default embedder and the fact tagger
+@pytest.mark.parametrize(("subject", "key", "before", "after", "old", "new"), RELATIVES,
+                         ids=[c[0] for c in RELATIVES])
+def test_a_relatives_fact_changes_when_a_later_message_names_them_casually(
+        memory: Memory, subject: str, key: str, before: str, after: str, old: str, new: str) -> None:
+    user = f"relative-{key}"
+    for n, text in enumerate((before, after)):
+        memory.ingest({"msg_id": f"{user}-{n}", "user_id": user, "text": text,
+                       "ts": (T0 + timedelta(hours=n)).isoformat()})
+    current = {f.key: f.value for f in memory.profile(user, subject)}
+    assert current.get(key, "").casefold() == new.casefold(), memory.profile(user)
+    history = memory.profile_history(user, subject, key=key)
+    assert any((row.old_value or "").casefold() == old.casefold() for row in history), history

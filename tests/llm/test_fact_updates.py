@@ -343,3 +343,24 @@ def test_sentences_do_not_break_after_an_initial_or_a_title(text: str, expected:
 def test_a_favourite_named_before_it_is_read(text: str) -> None:
     action, value = _by_key(text)["favorite:band"]
     assert action == "add" and value.startswith("Fontaines D.C")
+
+
+def test_a_known_subject_is_grounded_by_the_words_the_message_names_them_with() -> None:
+    message = _message("mom is a florist now")
+    fact = FactExtraction(subject="Linda", key="job", value="florist", subject_quote="mom")
+    assert grounding_problem(fact, message) is None
+    assert "not named" in (grounding_problem(fact.model_copy(update={"subject_quote": ""}), message) or "")
+    # the quote must be the message's own words
+    assert "not named" in (grounding_problem(fact.model_copy(update={"subject_quote": "aunt"}), message) or "")
+
+
+@pytest.mark.parametrize(("text", "new", "kept"), [
+    ("gave up pottery (too messy) and picked up embroidery", "embroidery", False),  # "too" of degree
+    ("dropped pottery completely, embroidery is way more fun", "embroidery", False),
+    ("embroidery now, still do pottery on sundays", "embroidery", True),
+    ("took up embroidery, i do pottery too", "embroidery", True),  # "too" ending a clause: also
+    ("two more hobbies: embroidery and pottery", "embroidery", True),
+])
+def test_too_and_more_keep_the_old_value_only_when_they_mean_also(text: str, new: str, kept: bool) -> None:
+    out = replaced_siblings([_new(f"hobby:{new}", new)], _message(text), {("user", "hobby:pottery"): "pottery"})
+    assert (("delete", "hobby:pottery") not in {(f.action, f.key) for f in out}) == kept

@@ -112,3 +112,27 @@ def test_a_fact_goes_only_to_its_subject_or_a_known_person(sentence: str, subjec
     assert got in {subject, "user", *people.subjects}
     if key.startswith("family:"):  # a relation stays the speaker's
         assert got == subject
+
+
+def test_names_are_known_without_their_accents() -> None:
+    people = KnownPeople({("user", "family:brother"): "Tomás"}, "user")
+    assert people.subject_for("tomas moved to Rio", "user", "location", "Rio") == "Tomás"
+    assert people.subject_for("x", "Tomas", "location", "Rio") == "Tomás"  # the tagger's spelling
+    assert people.mention("Tomás", "tomas moved to Rio") == "tomas"
+    assert people.mention("Tomás", "I moved to Rio") == ""
+
+
+def test_a_sentence_naming_a_known_person_is_read_whatever_its_length() -> None:
+    from memfold.llm.facts import fact_sentences
+
+    text = "marta quit the bank last month and honestly she seems so much happier at the hospital"
+    message = Message(msg_id="m2", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    assert fact_sentences(message) == []  # no "I" or "my", and long: no rule could read it
+    known = KnownPeople({("user", "family:sister"): "Marta"}, "user")
+    assert fact_sentences(message, known=known) == [text]
+
+
+def test_the_fact_of_a_relative_named_by_relation_quotes_how_the_message_names_them() -> None:
+    message = Message(msg_id="m2", user_id="u", speaker="user", role="user", text="my mom is 61 now", ts=T0)
+    facts, _ = extract_facts(message, stored={("user", "family:mom"): "Linda"})
+    assert [(f.subject, f.key, f.value, f.subject_quote) for f in facts] == [("Linda", "age", "61", "mom")]

@@ -224,3 +224,13 @@ def test_a_habit_said_in_passing_is_read_by_the_tagger(router: Router, msg: Mess
 def test_a_bare_fan_statement_is_not_a_like(router: Router, msg: MessageFactory) -> None:
     assert all(f.value.lower() not in ("huge", "a huge") for f in
                router.route(msg("Emma is brilliant. I'm a huge fan.")).facts)
+
+
+def test_a_per_value_swap_retires_the_value_it_corrects(backend: OfflineBackend, msg: MessageFactory) -> None:
+    from memfold.models import ProfileFact
+
+    current = [ProfileFact(user_id="u1", key="health:migraines", value="migraines", sources=["m0"])]
+    decision = backend.route(msg("the neurologist says its cluster headaches not migraines"),
+                             RouteContext(profile=current))
+    found = {(f.action, f.key) for f in decision.facts}
+    assert ("add", "health:cluster_headaches") in found and ("delete", "health:migraines") in found

@@ -115,6 +115,7 @@ class Found:
     weight: float
     negated: bool = False
     by: str = "rule"  # or "tagger" (llm/tagger.py)
+    subject_quote: str = ""  # how the message names a known person (llm/people.py)
 
 
 KeyFn = Callable[[re.Match[str]], str | None]
@@ -869,9 +870,9 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     Monday" changes the employer to N26).
     """
     speaker = speaker_subject(message)
-    sentences = fact_sentences(message, content)
-    per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates,
-                                             KnownPeople(stored or {}, speaker))
+    known = KnownPeople(stored or {}, speaker)
+    sentences = fact_sentences(message, content, known)
+    per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates, known)
     # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
     best: dict[tuple[str, str], Found] = {}
@@ -946,7 +947,9 @@ def _relations(per_sentence: list[list[Found]], speaker: str) -> dict[tuple[str,
 
 def _about_known_person(item: Found, sentence: str, people: KnownPeople, before: str = "") -> Found:
     subject = people.subject_for(sentence, item.subject, item.key, item.value, before)
-    return item if subject == item.subject else replace(item, subject=subject)
+    if subject == item.subject:
+        return item
+    return replace(item, subject=subject, subject_quote=people.mention(subject, f"{before} {sentence}"))
 
 
 # the tagger's mean per-piece probability below which its reading is dropped (see _learned)
@@ -1012,7 +1015,8 @@ def _overlaps(item: Found, others: list[Found]) -> bool:
         for o in others)
 
 
-def fact_sentences(message: Message, content: list[str] | None = None) -> list[str]:
+def fact_sentences(message: Message, content: list[str] | None = None,
+                   known: KnownPeople | None = None) -> list[str]:
     """The sentences of ``message`` that can state a fact, as the extractors read them:
     standard spelling, without a request to remember around them or sentence adverbs."""
     out = []
@@ -1020,8 +1024,10 @@ def fact_sentences(message: Message, content: list[str] | None = None) -> list[s
     for sentence in [*statements, *_statements_in_questions(message.text)]:
         sentence = standard_spelling(sentence)
         # every rule needs "I", "my" or "call me", or is a short fragment ("Dentist by
-        # trade", "Favorite team: Arsenal"): skip the rest cheaply
-        if not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS:
+        # trade", "Favorite team: Arsenal"), or names someone the speaker told us of ("ines
+        # quit the bank, shes a nurse now"): skip the rest cheaply
+        if (not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS
+                and not (known and known.named_in(sentence))):
             continue
         out.append(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))
     return out
@@ -1306,7 +1312,7 @@ def _to_extraction(item: Found, message: Message) -> FactExtraction:
     value = item.value if item.negated else normalise_value(item.key, item.value)
     key = canonical_key(item.key if item.negated else _value_key(item.key, value))
     return FactExtraction(action=action, subject=item.subject, key=key, value=value,
-                          quote=item.value if value != item.value else "",
+                          quote=item.value if value != item.value else "", subject_quote=item.subject_quote,
                           evidence_msg_id=message.msg_id,
                           reason=f"stated by {message.speaker} ({item.by} weight {item.weight:.2f})")
 
@@ -1427,8 +1433,11 @@ _REPLACED = re.compile(
     r"gave up|gave away|got rid of|quit|stopped|done with|over it|moved on|used to|boring|bored|"
     r"retired|finished|smashed|outgrew|outgrown|grew out of|barely|hardly|overtaken|overtook|"
     r"healed|recovered|cured|rehomed|drifted|dumped|written off|write-off|totalled|totaled|wrecked|crashed|"
+    r"dropped|ditched|ran away|took up|taken up|picked up|is out|misdiagnos\w*|"
     r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
-_KEPT_TOO = re.compile(r"\b(?:still|also|too|as well|both|another|second|more)\b", re.IGNORECASE)
+# ("too" ending a clause, not "too messy"; "two more", not "way more fun")
+_KEPT_TOO = re.compile(r"\b(?:still|also|as well|both|another|second)\b|\btoo\b(?!\s+\w)"
+                       r"|\b(?:one|two|three|four|a few|some|\d+)\s+more\b", re.IGNORECASE)
 _REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
 _REPLACEABLE_VALUES = frozenset({"likes", "dislikes", "hobby", "goal", "allergy", "skill", "health"})
 

@@ -68,7 +68,7 @@ class Analysis:
     content: list[str]
     subject: str
     cue_vector: np.ndarray
-    changes_stored: bool = False  # a swap or keyed change gives a stored key a new value
+    changes_stored: bool = False  # a swap, keyed change or new value gives a stored key a new value
 
 
 class OfflineBackend:
@@ -186,6 +186,9 @@ class OfflineBackend:
         if context.profile and not is_reference:
             facts, strength, changes_stored = _with_swaps(facts, strength, message, content, context)
         facts = _against_profile(facts, context)
+        # a new value for a key the profile holds ("ines quit the bank, shes a nurse now" after
+        # "my sister ines is a bank teller") is a change, however chatty the message
+        changes_stored = changes_stored or any(f.action == "update" for f in facts)
         if strength:
             cues.add("FACT", strength, f"stated fact {facts[0].key}")
         # dates are read from the speaker's statements only: "How was your trip last month?"
@@ -264,7 +267,9 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
         return replaced, strength, replaced != facts
     keys = {(f.subject, f.key) for f in swaps}
     kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
-    return [*kept, *swaps], max(strength, 3.0), True
+    # a per-value family's swap retires the stored value it names ("its cluster headaches
+    # not migraines": health:migraines goes)
+    return replaced_siblings([*kept, *swaps], message, current), max(strength, 3.0), True
 
 
 def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content: list[str],

@@ -12,6 +12,7 @@ no "I" or "we" comes in between (the tagger's own rule for a marked subject).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_FAMILIES, canonical_relation
@@ -37,7 +38,13 @@ class Person:
     partner: bool = False  # the speaker's partner: "new partner: sam" is not about them
 
 
+def _without_accents(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
 def _words_pattern(words: set[str]) -> re.Pattern[str]:
+    # "tomas" is Tomás: names are typed without their accents
+    words = words | {_without_accents(w) for w in words}
     alternatives = "|".join(sorted((re.escape(w) for w in words if w), key=len, reverse=True))
     # "olga", "olga's", "olgas" (a possessive typed without its apostrophe)
     return re.compile(rf"\b(?:{alternatives})(?:'s|s)?\b", re.IGNORECASE)
@@ -78,6 +85,18 @@ class KnownPeople:
         relations = {subject[len(prefix):] for subject, _ in stored if subject.startswith(prefix)}
         return [Person(prefix + relation, _words_pattern(_relation_words(relation)), False)
                 for relation in sorted(relations) if relation not in CHILD_WORDS]
+
+    def named_in(self, sentence: str) -> bool:
+        """Whether ``sentence`` names a known person ("ines quit the bank")."""
+        return any(p.pattern.search(sentence) for p in self.people)
+
+    def mention(self, subject: str, text: str) -> str:
+        """How ``text`` last names the known person ``subject`` ("mom" for Linda), or ""."""
+        for person in (p for p in self.people if p.subject == subject):
+            found = [m.group(0) for m in person.pattern.finditer(text)]
+            if found:
+                return found[-1]
+        return ""
 
     def subject_for(self, sentence: str, subject: str, key: str, value: str, before: str = "") -> str:
         """Who a fact read from ``sentence`` is about: ``subject`` unless it is the speaker

@@ -2,7 +2,8 @@
 
 A value is grounded when every content word of it (stop words dropped, plural/verb
 endings folded) appears in the message text. A named subject other than the speaker
-must appear in the text too. Offline extractions copy words from the text, so they pass
+must appear in the text too, by name or as the extractor quotes it ("mom" for Linda, when
+the profile says the user's mom is Linda). Offline extractions copy words from the text, so they pass
 by construction; a model that "infers" a fact the user never stated does not.
 """
 
@@ -40,6 +41,8 @@ def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
         return f"value words {missing} are not in the message"
     speaker = speaker_subject(message)
     if fact.subject not in (speaker, "user") and not fact.subject.startswith(f"{speaker}'s "):
-        if not content_words(fact.subject) <= said:
+        named = content_words(fact.subject) <= said or (
+            bool(fact.subject_quote) and content_words(fact.subject_quote) <= said)
+        if not named:
             return f"subject {fact.subject!r} is not named in the message"
     return None
