@@ -364,3 +364,26 @@ def test_a_known_subject_is_grounded_by_the_words_the_message_names_them_with() 
 def test_too_and_more_keep_the_old_value_only_when_they_mean_also(text: str, new: str, kept: bool) -> None:
     out = replaced_siblings([_new(f"hobby:{new}", new)], _message(text), {("user", "hobby:pottery"): "pottery"})
     assert (("delete", "hobby:pottery") not in {(f.action, f.key) for f in out}) == kept
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("allergic to shellfish n my daughter is 4", "allergic to shellfish and my daughter is 4"),
+    ("i live in kreuzberg w my partner", "i live in kreuzberg with my partner"),
+    ("plan N is fine", "plan N is fine"),  # a capital N is a letter
+    ("w is my favourite letter", "w is my favorite letter"),  # not before a determiner
+])
+def test_phone_shorthand_is_read_as_its_words(typed: str, read: str) -> None:
+    from memfold.llm.facts import standard_spelling
+
+    assert standard_spelling(typed) == read
+
+
+@pytest.mark.parametrize("text", [
+    "said goodbye to the corolla, a used ioniq 5 arrived saturday",
+    "dad let go of the corolla, a used ioniq 5 arrived saturday",
+    "gave the corolla to my nephew, a used ioniq 5 arrived saturday",
+])
+def test_more_ways_of_saying_a_thing_was_replaced(text: str) -> None:
+    out = replaced_siblings([_new("possession:ioniq_5", "used ioniq 5")], _message(text),
+                            {("user", "possession:car"): "2014 Toyota Corolla"})
+    assert [(f.key, f.value) for f in out] == [("possession:car", "used ioniq 5")]

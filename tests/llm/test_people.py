@@ -97,6 +97,9 @@ def test_one_key_per_kind_and_relation() -> None:
     assert canonical_key("family:brother-in-law") == "family:brother_in_law"
     assert canonical_key("possession:pup") == "possession:pup"
     assert canonical_key("likes:kitten") == "likes:kitten"
+    assert canonical_key("family:therapists") == "family:therapist"  # "switched therapists, seeing Maren"
+    assert canonical_key("family:roomie") == "family:roommate"
+    assert canonical_key("family:boss") == "family:boss"
 
 
 _WORDS = "olga olgas dad hubby kenta i we is at Sony now , . shes".split()
@@ -136,3 +139,11 @@ def test_the_fact_of_a_relative_named_by_relation_quotes_how_the_message_names_t
     message = Message(msg_id="m2", user_id="u", speaker="user", role="user", text="my mom is 61 now", ts=T0)
     facts, _ = extract_facts(message, stored={("user", "family:mom"): "Linda"})
     assert [(f.subject, f.key, f.value, f.subject_quote) for f in facts] == [("Linda", "age", "61", "mom")]
+
+
+def test_a_pet_owns_no_pet() -> None:
+    people = KnownPeople({("user", "pet:rabbit"): "Clover"}, "user")
+    # the tagger marks the name before the value as its subject
+    assert people.subject_for("clover passed away, we got a bunny called mochi", "Clover", "pet:rabbit",
+                              "mochi") == "user"
+    assert people.subject_for("clover is 3 now", "Clover", "age", "3") == "Clover"

@@ -1040,6 +1040,9 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     (r"\bwont\b", "won't"), (r"\bdidnt\b", "didn't"), (r"\bb-?days?\b", "birthday"),
     (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
     (r"\bmy sis\b", "my sister"), (r"\bmy bro\b", "my brother"),
+    # "allergic to shellfish n my daughter is 4", "i live in kreuzberg w my partner": a lone
+    # lower-case "n" is "and", a lone "w" before a determiner "with"
+    (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an)\b)", " with "),
     (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter)s (?=called|named)", r"\1's "),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
      r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten)s (?=name|birthday|age|job)", r"\1's "),
@@ -1433,7 +1436,8 @@ _REPLACED = re.compile(
     r"gave up|gave away|got rid of|quit|stopped|done with|over it|moved on|used to|boring|bored|"
     r"retired|finished|smashed|outgrew|outgrown|grew out of|barely|hardly|overtaken|overtook|"
     r"healed|recovered|cured|rehomed|drifted|dumped|written off|write-off|totalled|totaled|wrecked|crashed|"
-    r"dropped|ditched|ran away|took up|taken up|picked up|is out|misdiagnos\w*|"
+    r"dropped|ditched|ran away|took up|taken up|picked up|is out|misdiagnos\w*|goodbye|let go|uninstalled|"
+    r"gave (?:the|my|our) \w+(?: \w+)? to|"
     r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
 # ("too" ending a clause, not "too messy"; "two more", not "way more fun")
 _KEPT_TOO = re.compile(r"\b(?:still|also|as well|both|another|second)\b|\btoo\b(?!\s+\w)"

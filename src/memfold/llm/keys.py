@@ -63,20 +63,29 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
                   "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
-                  "neighbour": "neighbor"}
+                  "neighbour": "neighbor", "roomie": "roommate"}
 # one word per kind of pet ("pup" and "puppy" are a dog)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
              "kitten": "cat", "kitty": "cat", "bunny": "rabbit"}
 
 
 def canonical_key(key: str) -> str:
-    """``pet:puppy`` -> ``pet:dog``, ``family:mum`` -> ``family:mom``: one key per thing."""
+    """``pet:puppy`` -> ``pet:dog``, ``family:mum`` -> ``family:mom``, ``family:therapists`` ->
+    ``family:therapist``: one key per thing."""
     family, _, thing = key.partition(":")
     table = PET_CANON if family == "pet" else RELATION_CANON if family == "family" else None
     if table is None or not thing:
         return key
     words = " ".join(re.findall(r"[a-z0-9]+", thing.lower()))  # "brother-in-law" -> "brother in law"
+    if family == "family":
+        words = _singular(words)  # "switched therapists, seeing Maren now": one person, one relation
     return f"{family}:{table.get(words, words).replace(' ', '_')}"
+
+
+def _singular(words: str) -> str:
+    if len(words) > 4 and words.endswith("s") and not words.endswith(("ss", "us")):
+        return words[:-1]
+    return words
 
 
 _NON_KEY = re.compile(r"[^a-z0-9_]+")

@@ -62,6 +62,8 @@ class KnownPeople:
         self.speaker = speaker
         self.people = self._named(stored, speaker) + self._unnamed(stored, speaker)
         self.subjects = {p.subject for p in self.people}
+        self.pets = {value.casefold() for (subject, key), value in stored.items()
+                     if subject == speaker and key.startswith("pet:")}
 
     @staticmethod
     def _named(stored: dict[tuple[str, str], str], speaker: str) -> list[Person]:
@@ -108,6 +110,8 @@ class KnownPeople:
         start = _value_start(sentence, value)
         if subject != self.speaker and start is not None and _COORDINATED.search(sentence[:start]):
             return self.speaker  # "me and my husband just moved to lyon": the speaker moved too
+        if subject != self.speaker and key.startswith("pet:") and subject.casefold() in self.pets:
+            return self.speaker  # "clover died, the kids chose a new bunny, mochi": no pet owns a pet
         if not self.people:
             return subject
         if subject != self.speaker:
