@@ -83,7 +83,7 @@ def canonical_key(key: str) -> str:
 
 
 def _singular(words: str) -> str:
-    if len(words) > 4 and words.endswith("s") and not words.endswith(("ss", "us")):
+    if " " not in words and len(words) > 4 and words.endswith("s") and not words.endswith(("ss", "us")):
         return words[:-1]
     return words
 
