@@ -179,3 +179,40 @@ def test_a_sentence_about_someone_else_gives_the_speaker_no_tagged_fact(text: st
                       ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
     facts, _ = extract_facts(message, tagger=_ReadsEmployer())  # type: ignore[arg-type]
     assert any(f.key == "employer" for f in facts) is read
+
+
+class _CountingReader:
+    """Reads each sentence as one 'employer' piece and counts the network calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def read(self, sentences: list[str]) -> list[T.Reading]:
+        self.calls.append(list(sentences))
+        values = np.full((1, len(T.VALUE_LABELS)), -9.0, dtype=np.float32)
+        values[0, T.VALUE_LABELS.index("B-employer")] = 9.0
+        roles = np.zeros((1, len(T.ROLE_LABELS)), dtype=np.float32)
+        return [T.Reading(s, [(len(s) - 5, len(s))], values, roles) for s in sentences]
+
+
+def test_a_prefetched_tagger_reads_each_sentence_once_and_the_rest_when_asked() -> None:
+    reader = _CountingReader()
+    tagger = T.PrefetchedTagger(reader, dict(zip(["at Acme", "at Bosch"], reader.read(["at Acme", "at Bosch"]))))  # type: ignore[arg-type]
+    assert [[f.value for f in facts] for facts in tagger.tag(["at Bosch", "at Acme"], "user")] == [["Bosch"], ["Acme"]]
+    assert [[f.value for f in facts] for facts in tagger.tag(["at Zeiss", "at Acme"], "user")] == [["Zeiss"], ["Acme"]]
+    assert reader.calls == [["at Acme", "at Bosch"], ["at Zeiss"]]
+
+
+@pytest.mark.slow  # the packaged tagger's int8 network
+def test_sentences_read_in_batches_give_the_facts_read_one_at_a_time() -> None:
+    tagger = T.packaged_tagger()
+    assert tagger is not None
+    sentences = ["I work at Bosch as an engineer", "my sister Ana is a nurse in Porto",
+                 "we got a puppy last week, her name is Mochi and she's a beagle", "I'm vegan",
+                 "home for me is lisbon these days, moved here from berlin in march for the new job"]
+    def read(facts: list[T.TaggedFact]) -> list[tuple[str, str, str]]:
+        return sorted((f.subject, f.key, f.value) for f in facts)
+    one_by_one = [read(tagger.tag([s], "user")[0]) for s in sentences]
+    batched = [read(facts) for facts in tagger.prefetched(sentences).tag(sentences, "user")]
+    assert batched == one_by_one
+    assert any(facts for facts in batched)

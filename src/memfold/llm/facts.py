@@ -32,7 +32,7 @@ from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
 if TYPE_CHECKING:
-    from memfold.llm.tagger import FactTagger
+    from memfold.llm.tagger import FactTagger, PrefetchedTagger
 
 _JOBS = frozenset(
     "nurse doctor chef teacher lawyer engineer developer programmer designer artist writer "
@@ -858,7 +858,7 @@ def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Fou
 
 
 def extract_facts(message: Message, content: list[str] | None = None, *,
-                  templates: TemplateSet | None = None, tagger: FactTagger | None = None,
+                  templates: TemplateSet | None = None, tagger: FactTagger | PrefetchedTagger | None = None,
                   stored: dict[tuple[str, str], str] | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight:
     the rules' and templates' reading, and the fact tagger's when one is given.
@@ -887,7 +887,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     return [_to_extraction(item, message) for item in best.values()], strength
 
 
-def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | None,
+def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
                     templates: TemplateSet | None, people: KnownPeople) -> tuple[list[list[Found]], float]:
     """Each sentence's facts (the rules', templates' and tagger's) and the strongest weight."""
     out, strength = [], 0.0
@@ -956,7 +956,7 @@ def _about_known_person(item: Found, sentence: str, people: KnownPeople, before:
 TAGGER_MIN_CONFIDENCE = 0.6
 
 
-def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | None,
+def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
              people: KnownPeople) -> list[list[Found] | None]:
     """The fact tagger's reading of each sentence (``llm/tagger.py``; None: not tagged). A
     tagged value weighs 1 + the tagger's confidence (rules 2.0-3.0): of two values for one
@@ -1013,6 +1013,14 @@ def _overlaps(item: Found, others: list[Found]) -> bool:
     return any(words & set(o.value.lower().split()) or (
         family in SINGLE_VALUED and o.subject == item.subject and o.key.split(":", 1)[0] == family)
         for o in others)
+
+
+def tagger_sentences(message: Message, content: list[str] | None = None,
+                     stored: dict[tuple[str, str], str] | None = None) -> list[str]:
+    """The sentences ``extract_facts`` gives the fact tagger (a user's only)."""
+    if message.role != "user":
+        return []
+    return fact_sentences(message, content, KnownPeople(stored or {}, speaker_subject(message)))
 
 
 def fact_sentences(message: Message, content: list[str] | None = None,

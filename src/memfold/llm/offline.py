@@ -37,11 +37,13 @@ from memfold.llm.cues import (
     is_personal_plan,
     none_cues,
 )
-from memfold.llm.facts import extract_facts, keyed_changes, replaced_siblings, swapped_values
+from memfold.llm.facts import (
+    extract_facts, keyed_changes, replaced_siblings, swapped_values, tagger_sentences,
+)
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
-from memfold.llm.tagger import FactTagger, packaged_tagger
+from memfold.llm.tagger import FactTagger, PrefetchedTagger, packaged_tagger
 from memfold.llm.route_features import route_cue_vector
 from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
 from memfold.timeexpr import TimeRef, resolve_event_time
@@ -69,6 +71,16 @@ class Analysis:
     subject: str
     cue_vector: np.ndarray
     changes_stored: bool = False  # a swap, keyed change or new value gives a stored key a new value
+
+
+@dataclass
+class Opening:
+    """What is read of a message before its facts: the cues so far, its content sentences,
+    and whether the fact tagger reads it (pasted reference content is left to the rules)."""
+
+    cues: Cues
+    content: list[str]
+    tagged: bool
 
 
 class OfflineBackend:
@@ -105,10 +117,24 @@ class OfflineBackend:
         matrix = self._vectors(messages, contexts)
         head = self._usable_head(matrix)
         similarities = None if matrix is None else self._similarities(matrix)
+        openings = [self._open(message) for message in messages]
+        tagger = self._prefetched(messages, contexts, openings)
         return [self._decide(message, context,
                              None if similarities is None else similarities[row],
-                             None if head is None or matrix is None else matrix[row])
+                             None if head is None or matrix is None else matrix[row],
+                             opening=openings[row], tagger=tagger)
                 for row, (message, context) in enumerate(zip(messages, contexts))]
+
+    def _prefetched(self, messages: Sequence[Message], contexts: Sequence[RouteContext],
+                    openings: Sequence[Opening]) -> FactTagger | PrefetchedTagger | None:
+        """The tagger, having read the batch's sentences together (batches of like length
+        cost less a sentence than one message's sentences a call)."""
+        if self._tagger is None or len(messages) < 2:
+            return self._tagger
+        sentences = [sentence for message, context, opening in zip(messages, contexts, openings)
+                     if opening.tagged and message.role not in _REFERENCE_ROLES
+                     for sentence in tagger_sentences(message, opening.content, _stored(context))]
+        return self._tagger.prefetched(sentences)
 
     def _usable_head(self, matrix: np.ndarray | None) -> LinearHead | None:
         if self._head is None or matrix is None or self._embedder is None:
@@ -164,22 +190,29 @@ class OfflineBackend:
 
     # -- decision --------------------------------------------------------------------------------
 
-    def analyse(self, message: Message, context: RouteContext | None = None,
-                similarity: np.ndarray | None = None) -> Analysis:
-        """Everything the cues say about ``message``, before any class is chosen
-        (``similarity``: its centred prototype similarities, a cue feature of the head)."""
-        context = context or RouteContext()
+    def _open(self, message: Message) -> Opening:
         cues = Cues()
-        text = message.text
-        content = content_sentences(text)
-        document_cues(message, text, cues)
-        none_cues(message, text, content, cues)
+        content = content_sentences(message.text)
+        document_cues(message, message.text, cues)
+        none_cues(message, message.text, content, cues)
         event_cues(content, cues)
-        is_reference = message.role in ("tool", "document")
         # pasted reference content (code, lists, a long text) is read by the rules alone: the
         # tagger costs ~1.3 ms a sentence, and such a text states nobody's profile
-        tagger = None if cues.pasted_text or cues.scores["DOCUMENT"] >= _TAGGED_DOCUMENT_SCORE else self._tagger
-        stored = {(f.subject, f.key): f.value for f in context.profile}
+        pasted = cues.pasted_text or cues.scores["DOCUMENT"] >= _TAGGED_DOCUMENT_SCORE
+        return Opening(cues, content, self._tagger is not None and not pasted)
+
+    def analyse(self, message: Message, context: RouteContext | None = None,
+                similarity: np.ndarray | None = None, *, opening: Opening | None = None,
+                tagger: FactTagger | PrefetchedTagger | None = None) -> Analysis:
+        """Everything the cues say about ``message``, before any class is chosen
+        (``similarity``: its centred prototype similarities, a cue feature of the head;
+        ``opening`` and ``tagger``: as ``route_many`` prepared them for its batch)."""
+        context = context or RouteContext()
+        opening = opening or self._open(message)
+        cues, content = opening.cues, opening.content
+        is_reference = message.role in _REFERENCE_ROLES
+        tagger = (tagger or self._tagger) if opening.tagged else None
+        stored = _stored(context)
         facts, strength = ([], 0.0) if is_reference else extract_facts(message, content, tagger=tagger,
                                                                         stored=stored)
         changes_stored = False
@@ -215,8 +248,9 @@ class OfflineBackend:
         return Analysis(cues, facts, when, content, subject, vector, changes_stored)
 
     def _decide(self, message: Message, context: RouteContext, similarity: np.ndarray | None,
-                embedding: np.ndarray | None = None) -> RouteDecision:
-        a = self.analyse(message, context, similarity)
+                embedding: np.ndarray | None = None, *, opening: Opening | None = None,
+                tagger: FactTagger | PrefetchedTagger | None = None) -> RouteDecision:
+        a = self.analyse(message, context, similarity, opening=opening, tagger=tagger)
         if embedding is not None and self._head is not None:
             scores = self._head.logits(embedding[None, :], a.cue_vector[None, :])[0]
             a.cues.reasons.append(_head_reason(self._head, a.cue_vector, KINDS[int(np.argmax(scores))]))
@@ -247,6 +281,13 @@ class OfflineBackend:
         kept = facts if kind in ("FACT", "EVENT") else []
         return RouteDecision(msg_id=message.msg_id, kind=kind, confidence=round(confidence, 4),
                              facts=kept, event=event, reasons=reasons, backend=self.name)
+
+
+_REFERENCE_ROLES = ("tool", "document")
+
+
+def _stored(context: RouteContext) -> dict[tuple[str, str], str]:
+    return {(f.subject, f.key): f.value for f in context.profile}
 
 
 def _head_reason(head: LinearHead, cue_vector: np.ndarray, label: str) -> str:
