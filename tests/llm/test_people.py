@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memfold.llm.facts import extract_facts
-from memfold.llm.keys import canonical_key
+from memfold.llm.keys import canonical_key, product_kind
 from memfold.llm.people import KnownPeople
 from memfold.models import Message
 
@@ -147,3 +148,18 @@ def test_a_pet_owns_no_pet() -> None:
     assert people.subject_for("clover passed away, we got a bunny called mochi", "Clover", "pet:rabbit",
                               "mochi") == "user"
     assert people.subject_for("clover is 3 now", "Clover", "age", "3") == "Clover"
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    ("Tesla Model Y", "car"), ("pixel 8a", "phone"), ("Samsung Galaxy S21", "phone"),
+    ("Galaxy Tab S9", "tablet"), ("MacBook Air", "laptop"), ("kobo libra 2", "e_reader"),
+    ("blue Brompton", "bike"), ("Sony A7 IV", None), ("a red one", None)])
+def test_a_brand_or_product_line_says_what_a_possession_is(value: str, kind: str | None) -> None:
+    assert product_kind(value) == kind
+
+
+@pytest.mark.parametrize(("key", "canonical"), [
+    ("pet:golden_retriever", "pet:dog"), ("pet:border_collie", "pet:dog"), ("pet:maine_coon", "pet:cat"),
+    ("pet:corn_snake", "pet:corn_snake"), ("pet:puppy", "pet:dog")])
+def test_a_pets_breed_is_keyed_by_its_kind(key: str, canonical: str) -> None:
+    assert canonical_key(key) == canonical

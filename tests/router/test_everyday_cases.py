@@ -37,7 +37,7 @@ PET_AND_FAMILY = [
      {("Rosa", "pet:dog"): "Juniper", ("Juniper", "description"): "border collie"}),
     ("My parrot's name is Kiwi.", {("Rosa", "pet:parrot"): "Kiwi"}),
     ("We own two hamsters, Pip and Squeak.", {("Rosa", "pet:hamster"): "Pip and Squeak"}),
-    ("We adopted a greyhound named Dash.", {("Rosa", "pet:greyhound"): "Dash"}),
+    ("We adopted a greyhound named Dash.", {("Rosa", "pet:dog"): "Dash"}),  # a breed is its kind
     ("We've got three kids.", {("Rosa", "family:three_kids"): "three kids"}),
     ("I have two daughters.", {("Rosa", "family:two_daughters"): "two daughters"}),
 ]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from memfold.llm.cues import content_sentences, is_content_sentence
 from memfold.llm.cues import sentences as split_sentences
-from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, slug, speaker_subject
+from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, product_kind, slug, speaker_subject
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES
 from memfold.llm.templates import TemplateSet, packaged_templates
@@ -262,11 +262,16 @@ def _favorite_key(m: re.Match[str]) -> str:
 _POSSESSIONS = ("car|bike|bicycle|motorbike|motorcycle|scooter|truck|van|suv|phone|laptop|"
                 "computer|tablet|camera|watch|guitar|piano|boat|kayak|e-?bike|headphones|console")
 _VEHICLE_VERBS = {"drive": "car", "ride": "bike"}
+_POSSESSION_WORDS = frozenset(re.sub(r"-\?", "-", _POSSESSIONS).split("|")) | {"ebike"}
 
 
 def _possession_key(m: re.Match[str]) -> str:
-    item = (m.groupdict().get("item") or _VEHICLE_VERBS.get(m["verb"].lower(), "item")).lower()
-    return f"possession:{slug(item)}"
+    """The thing said ("my bike is"), else what the brand is ("a tesla": car), else what the
+    verb rides ("I drive a Peugeot": car)."""
+    item = m.groupdict().get("item")
+    if item is None or item.lower() not in _POSSESSION_WORDS:
+        item = product_kind(m["v"]) or item or _VEHICLE_VERBS.get(m["verb"].lower(), "item")
+    return f"possession:{slug(item.lower())}"
 
 
 _I_AM = r"\bi(?:'m| am)\s+"

@@ -64,9 +64,65 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
                   "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
                   "neighbour": "neighbor", "roomie": "roommate"}
-# one word per kind of pet ("pup" and "puppy" are a dog)
+# one word per kind of pet ("pup" and "puppy" are a dog, a beagle is a dog: the key is the
+# kind of animal, so "we adopted a beagle called Waffles" replaces the dog who died)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
-             "kitten": "cat", "kitty": "cat", "bunny": "rabbit"}
+             "kitten": "cat", "kitty": "cat", "bunny": "rabbit",
+             **dict.fromkeys((
+                 "retriever", "labrador", "lab", "poodle", "beagle", "pug", "husky", "dachshund",
+                 "sausage dog", "corgi", "collie", "shepherd", "alsatian", "terrier", "spaniel",
+                 "bulldog", "frenchie", "chihuahua", "pit bull", "pitbull", "boxer", "rottweiler",
+                 "doberman", "greyhound", "whippet", "lurcher", "schnauzer", "shih tzu", "maltese",
+                 "pomeranian", "dalmatian", "great dane", "mastiff", "akita", "shiba", "shiba inu",
+                 "samoyed", "malamute", "vizsla", "weimaraner", "setter", "pointer", "cockapoo",
+                 "labradoodle", "goldendoodle", "doodle", "cavapoo", "cavalier", "yorkie",
+                 "staffie", "staffy", "jack russell", "basset", "bloodhound", "newfoundland",
+                 "bernese", "st bernard", "saint bernard", "havanese", "bichon", "mutt"), "dog"),
+             **dict.fromkeys((
+                 "tabby", "siamese", "persian", "ragdoll", "maine coon", "coon", "bengal",
+                 "sphynx", "shorthair", "calico", "tortie", "tortoiseshell", "moggy", "burmese",
+                 "abyssinian", "birman", "russian blue", "scottish fold"), "cat")}
+
+# what a possession is, from its brand or product line when no noun says it ("i got a tesla
+# model y", "I'm on a ThinkPad now", "sony a7 iv arrived"): one key per thing, so the new car
+# replaces the old one. Words that name several kinds of thing (Sony, Apple, Samsung's
+# Galaxy Tab) are left out or matched in pairs first.
+PRODUCT_KINDS = {
+    **dict.fromkeys((
+        "toyota", "corolla", "camry", "prius", "rav4", "yaris", "honda", "civic", "accord", "ford",
+        "fiesta", "mustang", "tesla", "volkswagen", "vw", "golf", "passat", "bmw", "audi",
+        "mercedes", "volvo", "subaru", "outback", "forester", "mazda", "miata", "nissan", "hyundai",
+        "ioniq", "kia", "jeep", "wrangler", "chevy", "chevrolet", "fiat", "peugeot", "renault",
+        "citroen", "skoda", "lada", "niva", "rivian", "porsche", "lexus", "jaguar", "dacia", "chery",
+        "tiggo", "byd", "polestar", "mini cooper", "range rover", "land rover", "model 3",
+        "model y", "model s", "c-class", "e-class"), "car"),
+    **dict.fromkeys((
+        "iphone", "pixel", "nokia", "xiaomi", "redmi", "oneplus", "motorola", "huawei", "oppo",
+        "fairphone", "blackberry", "galaxy"), "phone"),
+    "galaxy watch": "watch", "galaxy buds": "headphones",
+    **dict.fromkeys(("macbook", "thinkpad", "xps", "chromebook", "zenbook", "vivobook",
+                     "framework laptop"), "laptop"),
+    **dict.fromkeys(("ipad", "galaxy tab"), "tablet"),
+    **dict.fromkeys(("kindle", "kobo"), "e_reader"),
+    **dict.fromkeys(("brompton", "trek", "cannondale", "canyon", "bianchi", "cervelo", "tern",
+                     "vanmoof", "cowboy"), "bike"),
+    **dict.fromkeys(("yamaha", "ducati", "triumph", "harley", "kawasaki", "ktm"), "motorbike"),
+    **dict.fromkeys(("vespa",), "scooter"),
+    **dict.fromkeys(("canon", "nikon", "fujifilm", "leica", "gopro"), "camera"),
+    **dict.fromkeys(("seiko", "casio", "rolex", "omega", "garmin", "fitbit", "swatch", "tissot",
+                     "apple watch"), "watch"),
+    **dict.fromkeys(("ps4", "ps5", "playstation", "xbox", "nintendo switch", "steam deck"), "console"),
+    **dict.fromkeys(("airpods",), "headphones"),
+}
+
+
+def product_kind(value: str) -> str | None:
+    """The kind of thing ``value`` names by its brand or product line ("Tesla Model Y" ->
+    car, "pixel 8a" -> phone), pairs of words first; None when no word says it."""
+    words = re.findall(r"[a-z0-9-]+", value.lower())
+    pairs = [f"{a} {b}" for a, b in zip(words, words[1:])]
+    singles = [w for w in words if w not in ("sony", "apple", "samsung")]
+    return next((PRODUCT_KINDS[w] for w in [*pairs, *singles] if w in PRODUCT_KINDS), None)
 
 
 def canonical_key(key: str) -> str:
@@ -79,6 +135,8 @@ def canonical_key(key: str) -> str:
     words = " ".join(re.findall(r"[a-z0-9]+", thing.lower()))  # "brother-in-law" -> "brother in law"
     if family == "family":
         words = _singular(words)  # "switched therapists, seeing Maren now": one person, one relation
+    elif words not in table and words.split()[-1:] and words.split()[-1] in table:
+        words = words.split()[-1]  # "golden retriever" is a retriever, so a dog
     return f"{family}:{table.get(words, words).replace(' ', '_')}"
 
 

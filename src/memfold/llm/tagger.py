@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from memfold.errors import EmbeddingError
-from memfold.llm.keys import RELATION_CANON, slug
+from memfold.llm.keys import RELATION_CANON, product_kind, slug
 from memfold.llm.values import relationship_status
 from memfold.llm.tagger_graph import GRAPH_VERSION
 
@@ -296,7 +296,7 @@ def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str
         vehicle = next((VEHICLE_VERBS[w] for w in reversed(before) if w in VEHICLE_VERBS), "")
         if qualifier and canonical_relation(qualifier.split()[-1]) in _RELATIONS:
             qualifier = None  # "my brother tomas drives a peugeot": whose, not what
-        item = qualifier or vehicle or value.split()[-1]
+        item = qualifier or vehicle or product_kind(value) or value.split()[-1]
         return f"possession:{_singular(slug(item, max_words=1))}"
     return family
 
