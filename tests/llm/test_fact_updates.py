@@ -387,3 +387,13 @@ def test_more_ways_of_saying_a_thing_was_replaced(text: str) -> None:
     out = replaced_siblings([_new("possession:ioniq_5", "used ioniq 5")], _message(text),
                             {("user", "possession:car"): "2014 Toyota Corolla"})
     assert [(f.key, f.value) for f in out] == [("possession:car", "used ioniq 5")]
+
+
+@pytest.mark.parametrize(("sentence", "content"), [
+    ("sorry the cat is Nori, not Noodle", True), ("Sorry, it's the 23rd of August.", True),
+    ("Sorry to hear that", False), ("sorry for the late reply", False), ("sorry about that", False),
+    ("so sorry that happened", False)])
+def test_an_apology_before_a_statement_is_a_correction_not_a_reaction(sentence: str, content: bool) -> None:
+    from memfold.llm.cues import is_content_sentence
+
+    assert is_content_sentence(sentence) is content

@@ -88,10 +88,39 @@ def test_read_facts_keyed_families_take_their_thing_from_the_qualifier() -> None
     assert got == {("favorite:band", "Khruangbin"), ("pet:dog", "Miso"), ("partner", "Kim")}
 
 
-def test_read_facts_without_a_qualifier_skips_what_it_cannot_key() -> None:
+def test_read_facts_without_a_qualifier_leaves_the_thing_unsaid() -> None:
     s = "Khruangbin all day and Miso"
     facts = T.read_facts(s, [_mark(s, "Khruangbin", "favorite"), _mark(s, "Miso", "pet")], [], "user")
-    assert facts == []
+    assert [(f.key, f.value) for f in facts] == [("favorite", "Khruangbin"), ("pet", "Miso")]
+
+
+class _ReadsUnsaidThings:
+    """A tagger that reads a capitalised word after 'overtook'/'renamed her' as a favourite
+    or a pet whose thing the sentence does not say."""
+
+    def tag(self, sentences: list[str], speaker: str) -> list[list[T.TaggedFact]]:
+        out = []
+        for s in sentences:
+            words = s.replace(",", "").split()
+            out.append([T.TaggedFact(speaker, "favorite" if "overtook" in words else "pet", w, 0.95)
+                        for w in words[:1] + words[3:4] if w[:1].isupper() and w not in ("We", "I")])
+        return out
+
+
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    ("Ishiguro overtook Murakami for me", {("user", "favorite:author"): "Murakami"}, ("favorite:author", "Ishiguro")),
+    ("Ishiguro overtook everyone for me", {("user", "favorite:author"): "Murakami"}, None),  # names no stored one
+    ("We renamed her Mochi, Bella didn't suit her", {("user", "pet:cat"): "Bella", ("user", "pet:dog"): "Rex"},
+     ("pet:cat", "Mochi")),
+    ("We renamed her Mochi", {("user", "pet:cat"): "Bella"}, None),
+])
+def test_a_thing_the_sentence_does_not_say_is_keyed_by_the_stored_one_it_names(
+        text: str, stored: dict[tuple[str, str], str], expected: tuple[str, str] | None) -> None:
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text,
+                      ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    facts, _ = extract_facts(message, tagger=_ReadsUnsaidThings(), stored=stored)  # type: ignore[arg-type]
+    read = [(f.key, f.value) for f in facts if f.key.split(":")[0] in ("favorite", "pet")]
+    assert read == ([expected] if expected else [])
 
 
 def test_read_facts_per_value_and_vehicle_keys() -> None:
@@ -173,6 +202,7 @@ class _ReadsEmployer:
     ("aiko left sony!! shes at Nintendo now", False),  # about "she", no "I": not the speaker's
     ("she said I should apply, and now I'm at Nintendo", True),
     ("at Nintendo now, loving it", True),  # a dropped "I" is still the speaker
+    ("switched to Nintendo, they pay more", True),  # "they" after the value: the employer
 ])
 def test_a_sentence_about_someone_else_gives_the_speaker_no_tagged_fact(text: str, read: bool) -> None:
     message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text,

@@ -174,8 +174,15 @@ def is_content_sentence(sentence: str) -> bool:
     if not rest or _GREETING.match(rest) or _QUESTION_START.match(rest):
         return False
     if _REACTION.match(rest) and len(rest.split()) <= 8:
-        return _CLAUSE_AFTER_REACTION.search(rest) is not None
+        return _CLAUSE_AFTER_REACTION.search(rest) is not None or _APOLOGY_THEN_STATEMENT.match(rest) is not None
     return True
+
+
+# "sorry the cat is Nori, not Noodle", "Sorry, it's the 23rd": an apology before a statement
+# (a correction), not "sorry to hear that" or "sorry for the late reply"
+_APOLOGY_THEN_STATEMENT = re.compile(
+    r"^sorry[\s,!.:;-]+(?!(?:to|for|about|that|you|u|ur|we|again|guys|man|mate|dude|babe|hun)\b)"
+    r"[\w'-]+(?:[\s,]+[\w'-]+){2,}")
 
 
 _CODE_LINE = re.compile(r"^\s*(?:def |class |import |from \w+ import|function |SELECT |#include|"

@@ -21,7 +21,7 @@ from memfold.llm.cues import content_sentences, is_content_sentence
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, product_kind, slug, speaker_subject
 from memfold.llm.people import KnownPeople
-from memfold.llm.tagger import RELATION_FAMILIES
+from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
@@ -913,7 +913,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     speaker = speaker_subject(message)
     known = KnownPeople(stored or {}, speaker)
     sentences = fact_sentences(message, content, known)
-    per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates, known)
+    per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates, known,
+                                             stored or {})
     # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
     best: dict[tuple[str, str], Found] = {}
@@ -929,10 +930,11 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
 
 
 def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
-                    templates: TemplateSet | None, people: KnownPeople) -> tuple[list[list[Found]], float]:
+                    templates: TemplateSet | None, people: KnownPeople,
+                    stored: dict[tuple[str, str], str]) -> tuple[list[list[Found]], float]:
     """Each sentence's facts (the rules', templates' and tagger's) and the strongest weight."""
     out, strength = [], 0.0
-    for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger, people)):
+    for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger, people, stored)):
         found = _sentence_facts(sentence, speaker)
         if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
             found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
@@ -998,20 +1000,37 @@ TAGGER_MIN_CONFIDENCE = 0.6
 
 
 def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
-             people: KnownPeople) -> list[list[Found] | None]:
+             people: KnownPeople, stored: dict[tuple[str, str], str]) -> list[list[Found] | None]:
     """The fact tagger's reading of each sentence (``llm/tagger.py``; None: not tagged). A
     tagged value weighs 1 + the tagger's confidence (rules 2.0-3.0): of two values for one
     key, the surer wins. A sentence about "she" is about the known person the message named
-    before, or nobody the speaker told us of (its facts are dropped)."""
+    before, or nobody the speaker told us of (its facts are dropped). A favourite or pet read
+    without the word that says which is keyed like the stored one the message names."""
     if tagger is None or message.role != "user" or not sentences:
         return [None for _ in sentences]
     out: list[list[Found] | None] = []
+    said = content_words(message.text)
     for n, (sentence, facts) in enumerate(zip(sentences, tagger.tag(sentences, speaker))):
         found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
                  for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
         found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
+        found = [f for f in (_keyed_by_stored(f, said, stored) for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)])
     return out
+
+
+def _keyed_by_stored(item: Found, said: set[str], stored: dict[tuple[str, str], str]) -> Found | None:
+    """``item`` keyed like the one stored thing of its family the message names by its value
+    or its thing ("Ishiguro overtook Murakami for me": ``favorite:author``; "We renamed her
+    Mochi, Bella didn't suit her": ``pet:cat``); None when the tagger said no thing
+    (``llm/tagger.py``: a bare ``favorite`` / ``pet``) and the message names none or several."""
+    if item.key not in UNSAID_THINGS:
+        return item
+    said = said - content_words(item.value)
+    keys = {key for (subject, key), value in stored.items()
+            if subject == item.subject and key.startswith(f"{item.key}:") and _folded(value) != _folded(item.value)
+            and said & (content_words(value) | content_words(key.partition(":")[2].replace("_", " ")))}
+    return replace(item, key=keys.pop()) if len(keys) == 1 else None
 
 
 # "shes at Nintendo now" after "aiko left sony": a sentence about "she" with no "I" in it
@@ -1025,8 +1044,12 @@ _THIRD_PERSON_KEYS = ("partner", "child", "family", "identity")
 
 
 def _about_someone_else(sentence: str, fact: Found, speaker: str) -> bool:
+    """A "he"/"she"/"they" before the value is its subject; one after it is someone the
+    speaker goes on about ("switched to lidl, they pay 50p more": the speaker's employer)."""
+    at = sentence.lower().find(fact.value.lower())
+    before = sentence if at < 0 else sentence[:at]
     return (fact.subject == speaker and not fact.key.startswith(_THIRD_PERSON_KEYS)
-            and bool(_THIRD_PERSON.search(sentence)) and not _FIRST_PERSON_GATE.search(sentence))
+            and bool(_THIRD_PERSON.search(before)) and not _FIRST_PERSON_GATE.search(sentence))
 
 
 def _with_learned(found: list[Found], learned: list[Found]) -> list[Found]:

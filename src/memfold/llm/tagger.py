@@ -57,6 +57,9 @@ VALUE_LABELS = ("O", *[f"{edge}-{family}" for family in FAMILIES for edge in "BI
 ROLE_LABELS = ("O", "B-SUBJ", "I-SUBJ", "B-QUAL", "I-QUAL")
 RELATION_FAMILIES = frozenset({"partner", "child", "family"})
 PER_VALUE = frozenset({"likes", "dislikes", "hobby", "allergy", "health", "skill", "goal"})
+# keyed families read without the word that says which thing ("Ishiguro overtook Murakami
+# for me"): the key is the bare family, for the caller to key by what is stored, or drop
+UNSAID_THINGS = frozenset({"favorite", "pet"})
 MAX_WORD_PIECES = 96
 # sentences a call when many are read at once (``FactTagger.read``)
 READ_BATCH = 16
@@ -287,10 +290,10 @@ def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str
     if family in PER_VALUE:
         return f"{family}:{slug(value)}"
     if family == "favorite":
-        return None if qualifier is None else f"favorite:{slug(qualifier, max_words=2)}"
+        return "favorite" if qualifier is None else f"favorite:{slug(qualifier, max_words=2)}"
     if family == "pet":
         # the kind is the last word of the qualifier ("corn snake" is a snake)
-        return None if qualifier is None else f"pet:{_singular(slug(qualifier, max_words=2).split('_')[-1])}"
+        return "pet" if qualifier is None else f"pet:{_singular(slug(qualifier, max_words=2).split('_')[-1])}"
     if family == "possession":
         before = re.findall(r"[\w']+", sentence[:mark.start].lower())[-3:]  # "drive a beat-up ..."
         vehicle = next((VEHICLE_VERBS[w] for w in reversed(before) if w in VEHICLE_VERBS), "")
