@@ -297,6 +297,13 @@ def test_a_correction_names_the_stored_value_it_replaces(stored: dict[tuple[str,
     assert [(f.key, f.value) for f in found] == [(key, new)]
 
 
+def test_a_swap_for_someone_names_no_new_value() -> None:
+    from memfold.llm.facts import swapped_values
+
+    text = "burna boy has replaced adele for me tbh"
+    assert swapped_values(_message(text), sentences(text), {("user", "favorite:singer"): "Adele"}) == []
+
+
 def test_a_statement_that_runs_into_a_question_is_read() -> None:
     found = _by_key("my son Amir is 9 and obsessed with dinosaurs, any museum ideas in Berlin?")
     assert found["child:amir"] == ("add", "Amir")
@@ -397,3 +404,18 @@ def test_an_apology_before_a_statement_is_a_correction_not_a_reaction(sentence: 
     from memfold.llm.cues import is_content_sentence
 
     assert is_content_sentence(sentence) is content
+
+
+@pytest.mark.parametrize(("stored", "text", "subject"), [
+    ({("user", "diet"): "keto"}, "stopped keto, eating normally again", "user"),
+    ({("user", "diet"): "keto"}, "keto's done, I eat like a normal person again", "user"),
+    ({("Sven", "diet"): "keto", ("user", "partner"): "Sven"}, "sven quit keto, eats everything now lol", "Sven"),
+    ({("user", "diet"): "vegan"}, "keto's done for my brother lol", None),  # not the diet stored
+    ({("user", "diet"): "vegan"}, "I love vegan food", None),
+])
+def test_a_stored_diet_given_up_is_no_restricted_diet(stored: dict[tuple[str, str], str], text: str,
+                                                       subject: str | None) -> None:
+    from memfold.llm.facts import diet_given_up
+
+    found = diet_given_up(_message(text), sentences(text), stored)
+    assert [(f.subject, f.key, f.value) for f in found] == ([(subject, "diet", "omnivore")] if subject else [])

@@ -1373,9 +1373,10 @@ def swapped_values(message: Message, content: list[str],
 
 
 _IT_IS = re.compile(r"^(?:it's|its|it is)\s+", re.IGNORECASE)
-# a swap's new value is a noun phrase: "Actually I'm not vegetarian" names no new value
+# a swap's new value is a noun phrase: "Actually I'm not vegetarian" names no new value, and
+# "burna boy has replaced adele for me" says for whom
 _NOT_VALUE_WORDS = frozenset("i m we re he she they it s is am are was actually just so and but "
-                             "this that really".split())
+                             "this that really me us you him her them".split())
 
 
 def _folded(value: str) -> str:
@@ -1456,6 +1457,30 @@ def keyed_changes(message: Message, content: list[str],
         value = _keyed_value(sentence, key, stored[key])
         if value:
             found.append(_to_extraction(Found(speaker, key, value, 3.0), message))
+    return found
+
+
+_RESTRICTED_DIETS = frozenset("vegan vegetarian veggie pescatarian keto paleo".split())
+
+
+def diet_given_up(message: Message, content: list[str],
+                  current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored restricted diet given up ("stopped keto, eating normally again", "sven quit
+    keto, eats everything now"): the speaker's, or that of the stored person the sentence
+    names, is no restricted diet now (the rules read such a change only with an "I")."""
+    speaker = speaker_subject(message)
+    found: list[FactExtraction] = []
+    for sentence in (standard_spelling(s) for s in content):
+        if diet_value(sentence) != "omnivore":
+            continue
+        words = set(_folded(sentence).split())
+        named_diets = words & _RESTRICTED_DIETS  # "keto's done" ends keto, not veganism
+        subjects = [subject for (subject, key), value in current.items()
+                    if key == "diet" and _folded(value) != "omnivore"
+                    and (not named_diets or _folded(value) in named_diets)
+                    and (subject == speaker or _folded(subject) in words)]
+        if len(subjects) == 1 and subjects[0] not in {f.subject for f in found}:
+            found.append(_to_extraction(Found(subjects[0], "diet", sentence, 3.0), message))
     return found
 
 

@@ -38,7 +38,7 @@ from memfold.llm.cues import (
     none_cues,
 )
 from memfold.llm.facts import (
-    extract_facts, keyed_changes, replaced_siblings, swapped_values, tagger_sentences,
+    diet_given_up, extract_facts, keyed_changes, replaced_siblings, swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
@@ -317,7 +317,8 @@ def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content
                           current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """Keyed changes ("switched firms, PwC now") for keys the rules did not read."""
     read = {(f.subject, f.key) for f in facts}
-    return [f for f in keyed_changes(message, content, current) if (f.subject, f.key) not in read]
+    changes = [*keyed_changes(message, content, current), *diet_given_up(message, content, current)]
+    return [f for f in changes if (f.subject, f.key) not in read]
 
 
 def _against_profile(facts: list[FactExtraction], context: RouteContext) -> list[FactExtraction]:

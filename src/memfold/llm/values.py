@@ -70,11 +70,14 @@ _EATS_MEAT = re.compile(r"\b(?:eat|eating|eats|having|have)\b(?: \w+){0,3}? (?:m
                         r"steak|bacon|burgers?|lamb|turkey|everything|anything)\b")
 
 
-# "not vegetarian anymore", "no longer doing keto", "gave up being vegan": no restricted diet
+# "not vegetarian anymore", "no longer doing keto", "gave up being vegan", "keto's done",
+# "back to eating normally": no restricted diet
+_RESTRICTED = r"(?:vegan|vegetarian|veggie|pescatarian|keto|paleo|plant-based|plant based)"
 _DIET_GIVEN_UP = re.compile(
     r"\b(?:not|no longer|stopped being|quit being|gave up being|gave up|quit|stopped|dropped)\s+"
-    r"(?:(?:a|being|doing|eating|on)\s+)?(?:vegan|vegetarian|veggie|pescatarian|keto|paleo|"
-    r"plant-based|plant based)\b")
+    r"(?:(?:a|being|doing|eating|on)\s+)?" + _RESTRICTED + r"\b"
+    r"|\b" + _RESTRICTED + r"(?: s| is| was) (?:done|over|finished)\b"
+    r"|\b(?:back to eating|eating|eat|eats) (?:normally|like a normal person)\b")
 
 
 def diet(raw: str) -> str | None:
