@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memfold.llm.cues import sentences
 from memfold.llm.facts import extract_facts, replaced_siblings
+from memfold.llm.tagger import TaggedFact
 from memfold.models import FactExtraction, Message
 from memfold.router.grounding import grounding_problem
 
@@ -419,3 +420,41 @@ def test_a_stored_diet_given_up_is_no_restricted_diet(stored: dict[tuple[str, st
 
     found = diet_given_up(_message(text), sentences(text), stored)
     assert [(f.subject, f.key, f.value) for f in found] == ([(subject, "diet", "omnivore")] if subject else [])
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("I run most mornings.", "hobby:running", "running"),
+    ("I swim three times a week.", "hobby:swimming", "swimming"),
+    ("I knit scarves for my nieces", "hobby:knitting_scarves", "knitting scarves"),
+    ("I have a BA in history.", "education", "BA in history"),
+])
+def test_a_hobby_is_an_activity_a_pet_its_name_a_degree_its_subject(text: str, key: str, value: str) -> None:
+    assert _by_key(text).get(key, (None, None))[1] == value
+
+
+@pytest.mark.parametrize("text", ["I go to the gym every day.", "I went to the shop after work"])
+def test_a_place_one_goes_to_is_no_school(text: str) -> None:
+    assert "education" not in _by_key(text)
+
+
+@pytest.mark.parametrize(("verb", "activity"), [
+    ("run", "running"), ("bake", "baking"), ("knit", "knitting"), ("garden", "gardening"),
+    ("ski", "skiing"), ("sew", "sewing"), ("climb", "climbing")])
+def test_gerund(verb: str, activity: str) -> None:
+    from memfold.llm.facts import gerund
+
+    assert gerund(verb) == activity
+
+
+class _ReadsPetName:
+    """A tagger that reads the word after 'named' as the name of the speaker's cat."""
+
+    def tag(self, sentences: list[str], speaker: str) -> list[list[TaggedFact]]:
+        return [[TaggedFact(speaker, "pet:cat", s.split("named ")[1].split()[0], 0.9)] if "named " in s else []
+                for s in sentences]
+
+
+def test_a_pets_name_beats_a_reading_that_is_only_its_kind() -> None:
+    # the rules read "i have a cat" as pet:cat = cat (weight 2.5), the tagger the name (1.9)
+    facts, _ = extract_facts(_message("i have a cat named miso"), tagger=_ReadsPetName())  # type: ignore[arg-type]
+    assert [(f.key, f.value) for f in facts if f.key.startswith("pet:")] == [("pet:cat", "miso")]

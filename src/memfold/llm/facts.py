@@ -89,6 +89,8 @@ _STOP_CLAUSE = re.compile(
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha)"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
+_DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
+                        re.IGNORECASE)
 _OBJECT_PRONOUN = re.compile(
     r"^(?:it|that|this|those|these|you|them|him|her|how|what|when|the idea|your|yours|hearing|"
     r"seeing|to hear|to see|that you)\b", re.IGNORECASE)
@@ -426,7 +428,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi(?:'m| am) (?:employed|hired) by (?:the )?" + _V, "employer", 3.0),
     (r"\bi(?:'m| am) (?:employed|hired) by [^.,!?;]+? as (?:an? )?" + _V, "job", 3.0),
     (_I_AM + r"(?:an? )?(?P<v>type [12] diabetic)\b", "health", 3.0),
-    (r"\bi (?:went to|graduated from|go to|attend) (?P<v>(?:the )?[A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,4})",
+    # a school is named with capitals ("I went to Leeds Uni"; the rules match case-blind, so
+    # the capitals are asked for case-sensitively): "I go to the gym every day" is no school
+    (r"\bi (?:went to|graduated from|go to|attend) (?P<v>(?:the )?(?-i:[A-Z])[\w&'-]*(?: (?-i:[A-Z])[\w&'-]*){0,4})",
      "education", 2.5),
     (r"\bi work (?:[\w-]+ ){1,3}as (?:an? )?" + _V, "job", 2.5),
     (r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+)(?: (?:by trade|here|by day|by profession)\b|,)", _job_only, 2.5),
@@ -796,8 +800,9 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             key = key_fn(m)
             if key is None:
                 continue
-            value = clean_value(_ARTICLE.sub("", m["v"].strip()),
-                                phrase=key.partition(":")[0] in _PHRASE_KEYS)
+            raw = _ARTICLE.sub("", m["v"].strip())
+            # "a BA in history": a degree keeps its subject (other values lose "in ...")
+            value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw)))
             if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):
@@ -877,6 +882,35 @@ _ONE_OFF = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this
                       r"afternoon|evening|week|weekend))\b", re.IGNORECASE)
 
 
+# when a hobby is done, not what it is: "most mornings", "three times a week", "in my spare time"
+_HOBBY_TIME = re.compile(
+    r"\s*\b(?:(?:most|every|each) (?:\w+ )?(?:mornings?|days?|nights?|evenings?|weeks?|weekends?|sundays?|"
+    r"saturdays?|afternoons?)|on (?:the )?(?:weekends?|sundays|saturdays|weekdays)|at (?:the )?weekends?|"
+    r"(?:\w+ times|twice|once) (?:a|per|each) (?:day|week|month)|in my (?:spare|free) time|after work|"
+    r"before work|daily|weekly|a lot|regularly|sometimes|often)\b.*$", re.IGNORECASE)
+
+
+def gerund(verb: str) -> str:
+    """'run' -> 'running', 'bake' -> 'baking', 'knit' -> 'knitting', 'garden' -> 'gardening'."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    one_syllable = len(re.findall(r"[aeiou]+", verb)) == 1
+    if one_syllable and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+def _hobby_as_activity(item: Found) -> Found:
+    """A hobby read as a bare verb ("paint", from "I paint in my spare time") is the activity:
+    ``hobby:painting``, as the habit rule reads it."""
+    if item.key.partition(":")[0] != "hobby" or item.value.lower() not in _HOBBY_VERBS:
+        return item
+    activity = gerund(item.value.lower())
+    return replace(item, key=fact_key("hobby", activity), value=activity)
+
+
 def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Found]:
     """'I teach music to kids', 'I cycle to work every day': present-simple habits (weak)."""
     if _ONE_OFF.search(sentence):
@@ -893,6 +927,8 @@ def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Fou
         if (m["freq"] or "").strip().lower() == "never":  # "I never drive at night"
             value = f"never {value}"
         key = "hobby" if verb in _HOBBY_VERBS and not value.startswith("never") else "fact"
+        if key == "hobby":  # "I run most mornings": the hobby is running
+            value = clean_value(f"{gerund(verb)} {_HOBBY_TIME.sub('', m['v'])}")
         out.append(Found(speaker, fact_key(key, value), value, 2.5 if strong else 2.0,
                          negated))  # "I no longer cycle to work" drops the habit
     return out
@@ -920,7 +956,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best: dict[tuple[str, str], Found] = {}
     for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
         for item in (i for i in found if _plausible(i) and not _names_someone_else(i, sentence)):
-            item = _about_known_person(item, sentence, people, " ".join(sentences[:n]))
+            item = _hobby_as_activity(_about_known_person(item, sentence, people, " ".join(sentences[:n])))
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
@@ -1146,12 +1182,19 @@ def _template_facts(sentence: str, speaker: str, templates: TemplateSet) -> list
     return list(out.values())
 
 
-def _rank(item: Found, stored: dict[tuple[str, str], str] | None = None) -> tuple[bool, bool, float]:
+def _rank(item: Found, stored: dict[tuple[str, str], str] | None = None) -> tuple[bool, bool, bool, float]:
     """An add beats a delete of the same key whatever the weights, then a value that is not
-    the stored one (a message naming both states a change), then the stronger rule."""
+    the stored one (a message naming both states a change), then a value that is more than
+    the key's thing (a pet's name over ``pet:cat = cat``: "i have a cat named miso"), then
+    the stronger rule."""
     old = (stored or {}).get((item.subject, item.key))
     changes = old is None or normalise_value(item.key, item.value).casefold() != old.casefold()
-    return (not item.negated, changes, item.weight)
+    return (not item.negated, changes, not _only_the_thing(item), item.weight)
+
+
+def _only_the_thing(item: Found) -> bool:
+    family, _, thing = item.key.partition(":")
+    return family in KEYED_THINGS and bool(thing) and canonical_key(f"{family}:{slug(item.value)}") == item.key
 
 
 # a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
