@@ -25,7 +25,7 @@ from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
-from memfold.llm.values import diet as diet_value
+from memfold.llm.values import RESTRICTED_DIETS, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
 from memfold.llm.values import normalise_value, number_words, proper, relationship_status
 from memfold.models import FactExtraction, Message
@@ -936,7 +936,8 @@ def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Fou
 
 def extract_facts(message: Message, content: list[str] | None = None, *,
                   templates: TemplateSet | None = None, tagger: FactTagger | PrefetchedTagger | None = None,
-                  stored: dict[tuple[str, str], str] | None = None) -> tuple[list[FactExtraction], float]:
+                  stored: dict[tuple[str, str], str] | None = None,
+                  sentences: list[str] | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight:
     the rules' and templates' reading, and the fact tagger's when one is given.
 
@@ -948,7 +949,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     """
     speaker = speaker_subject(message)
     known = KnownPeople(stored or {}, speaker)
-    sentences = fact_sentences(message, content, known)
+    if sentences is None:  # a router's batch found them already (``tagger_sentences``)
+        sentences = fact_sentences(message, content, known)
     per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates, known,
                                              stored or {})
     # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
@@ -1503,9 +1505,6 @@ def keyed_changes(message: Message, content: list[str],
     return found
 
 
-_RESTRICTED_DIETS = frozenset("vegan vegetarian veggie pescatarian keto paleo".split())
-
-
 def diet_given_up(message: Message, content: list[str],
                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """A stored restricted diet given up ("stopped keto, eating normally again", "sven quit
@@ -1517,7 +1516,7 @@ def diet_given_up(message: Message, content: list[str],
         if diet_value(sentence) != "omnivore":
             continue
         words = set(_folded(sentence).split())
-        named_diets = words & _RESTRICTED_DIETS  # "keto's done" ends keto, not veganism
+        named_diets = words & RESTRICTED_DIETS  # "keto's done" ends keto, not veganism
         subjects = [subject for (subject, key), value in current.items()
                     if key == "diet" and _folded(value) != "omnivore"
                     and (not named_diets or _folded(value) in named_diets)

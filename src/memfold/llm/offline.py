@@ -81,6 +81,7 @@ class Opening:
     cues: Cues
     content: list[str]
     tagged: bool
+    sentences: list[str] | None = None  # what the facts are read from, when found for the batch
 
 
 class OfflineBackend:
@@ -131,10 +132,10 @@ class OfflineBackend:
         cost less a sentence than one message's sentences a call)."""
         if self._tagger is None or len(messages) < 2:
             return self._tagger
-        sentences = [sentence for message, context, opening in zip(messages, contexts, openings)
-                     if opening.tagged and message.role not in _REFERENCE_ROLES
-                     for sentence in tagger_sentences(message, opening.content, _stored(context))]
-        return self._tagger.prefetched(sentences)
+        for message, context, opening in zip(messages, contexts, openings):
+            if opening.tagged and message.role == "user":
+                opening.sentences = tagger_sentences(message, opening.content, _stored(context))
+        return self._tagger.prefetched([s for opening in openings for s in opening.sentences or ()])
 
     def _usable_head(self, matrix: np.ndarray | None) -> LinearHead | None:
         if self._head is None or matrix is None or self._embedder is None:
@@ -213,8 +214,8 @@ class OfflineBackend:
         is_reference = message.role in _REFERENCE_ROLES
         tagger = (tagger or self._tagger) if opening.tagged else None
         stored = _stored(context)
-        facts, strength = ([], 0.0) if is_reference else extract_facts(message, content, tagger=tagger,
-                                                                        stored=stored)
+        facts, strength = ([], 0.0) if is_reference else extract_facts(
+            message, content, tagger=tagger, stored=stored, sentences=opening.sentences)
         changes_stored = False
         if context.profile and not is_reference:
             facts, strength, changes_stored = _with_swaps(facts, strength, message, content, context)

@@ -72,7 +72,8 @@ _EATS_MEAT = re.compile(r"\b(?:eat|eating|eats|having|have)\b(?: \w+){0,3}? (?:m
 
 # "not vegetarian anymore", "no longer doing keto", "gave up being vegan", "keto's done",
 # "back to eating normally": no restricted diet
-_RESTRICTED = r"(?:vegan|vegetarian|veggie|pescatarian|keto|paleo|plant-based|plant based)"
+RESTRICTED_DIETS = frozenset("vegan vegetarian veggie pescatarian keto paleo".split())
+_RESTRICTED = r"(?:" + "|".join(sorted(RESTRICTED_DIETS)) + r"|plant-based|plant based)"
 _DIET_GIVEN_UP = re.compile(
     r"\b(?:not|no longer|stopped being|quit being|gave up being|gave up|quit|stopped|dropped)\s+"
     r"(?:(?:a|being|doing|eating|on)\s+)?" + _RESTRICTED + r"\b"
