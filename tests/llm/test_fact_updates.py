@@ -458,3 +458,40 @@ def test_a_pets_name_beats_a_reading_that_is_only_its_kind() -> None:
     # the rules read "i have a cat" as pet:cat = cat (weight 2.5), the tagger the name (1.9)
     facts, _ = extract_facts(_message("i have a cat named miso"), tagger=_ReadsPetName())  # type: ignore[arg-type]
     assert [(f.key, f.value) for f in facts if f.key.startswith("pet:")] == [("pet:cat", "miso")]
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("user", "birthday"): "July 1"}, "typo alert: july 1 should have been july 7", ("user", "July 7")),
+    ({("user", "birthday"): "April 2"}, "It's the 20th of April, I dropped a zero, sorry.", ("user", "April 20")),
+    ({("user", "birthday"): "December 1"}, "turns out my birth certificate says november 30", ("user", "November 30")),
+    ({("user", "birthday"): "May 1", ("Mateo", "birthday"): "February 12 2018"},
+     "mateo is actually feb 21 2018, i swapped the digits", ("Mateo", "February 21 2018")),
+    # a scheduled thing's date, a date unlike the stored one, nothing stored: no birthday
+    ({("user", "birthday"): "March 10"}, "sorry, the dentist appointment is actually March 3", None),
+    ({("user", "birthday"): "March 10"}, "sorry, I meant we fly out on August 2", None),
+    ({}, "typo: july 1 should have been july 7", None),
+])
+def test_a_stored_birthday_corrected_without_the_word(stored: dict[tuple[str, str], str], text: str,
+                                                       expected: tuple[str, str] | None) -> None:
+    from memfold.llm.facts import birthday_corrected
+
+    message = _message(text)
+    found = birthday_corrected(message, sentences(text), stored)
+    assert [(f.subject, f.value) for f in found] == ([expected] if expected else [])
+    assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("My wife is a pediatrician.", "married"),
+    ("me and my gf split", "single"),
+    ("My boyfriend is now my husband, Kofi and I tied the knot.", "married"),
+    ("My girlfriend is actually my fiancée as of last night!!", "engaged"),
+    ("My fiancé Rahul and I are getting married next spring", "engaged"),
+    ("my ex-wife and I share custody of our daughter", "divorced"),
+    ("I'm a single mom of 2 so I need quick dinners", "single"),
+    ("im seeing someone new, her name is Thandiwe", "dating"),
+    ("my sister's husband is a chef", None),  # someone else's partner
+    ("my brother is getting married in june", None),
+])
+def test_the_speakers_relationship_status_from_how_they_speak_of_their_partner(text: str, status: str | None) -> None:
+    assert _by_key(text).get("relationship_status", (None, None))[1] == status

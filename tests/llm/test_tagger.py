@@ -3,6 +3,8 @@ tagged words as (subject, key, value), the merge of trained deltas, and the netw
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from datetime import datetime, timezone
 
 import numpy as np
@@ -121,6 +123,27 @@ def test_a_thing_the_sentence_does_not_say_is_keyed_by_the_stored_one_it_names(
     facts, _ = extract_facts(message, tagger=_ReadsUnsaidThings(), stored=stored)  # type: ignore[arg-type]
     read = [(f.key, f.value) for f in facts if f.key.split(":")[0] in ("favorite", "pet")]
     assert read == ([expected] if expected else [])
+
+
+def _likeness_by_shared_words(text: str, others: Sequence[str]) -> list[float]:
+    """A stand-in for the embedding model: the share of ``text``'s words each other has."""
+    words = set(text.lower().split())
+    return [len(words & set(other.lower().split())) / max(len(words), 1) for other in others]
+
+
+@pytest.mark.parametrize(("stored", "expected"), [
+    ({("user", "favorite:author"): "Kazuo Ishiguro", ("user", "favorite:drink"): "negroni"}, "favorite:author"),
+    ({("user", "favorite:drink"): "negroni"}, None),  # nothing like it: not keyed
+    ({("user", "favorite:author"): "Ishiguro Kazuo", ("user", "favorite:writer"): "Kazuo Ishiguro"}, None),  # a tie
+])
+def test_a_thing_the_message_does_not_name_is_keyed_by_the_stored_one_most_like_it(
+        stored: dict[tuple[str, str], str], expected: str | None) -> None:
+    text = "Ishiguro overtook everyone for me"
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text,
+                      ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    facts, _ = extract_facts(message, tagger=_ReadsUnsaidThings(), stored=stored,  # type: ignore[arg-type]
+                             likeness=_likeness_by_shared_words)
+    assert [f.key for f in facts if f.key.startswith("favorite")] == ([expected] if expected else [])
 
 
 def test_read_facts_per_value_and_vehicle_keys() -> None:

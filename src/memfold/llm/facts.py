@@ -13,7 +13,7 @@ becomes the subject ``<speaker>'s wife``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -27,7 +27,7 @@ from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
-from memfold.llm.values import normalise_value, number_words, proper, relationship_status
+from memfold.llm.values import normalise_value, number_words, proper, relationship_status, status_phrases
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -374,7 +374,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
     # -- everyday phrasings (written from training/corpus/facts.jsonl) --
-    (r"\b(?:got|getting|just got) (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
+    (r"\b(?:got|just got) (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
     (r"\b(?:we|i|my (?:wife|husband|partner) and i) (?:have )?(?P<v>separated|divorced)\b", "relationship_status", 3.0),
     (r"\bthe (?P<v>divorce) is final\b", _const("relationship_status"), 3.0),
     (r"\bi(?:'ve| have)? (?:just |finally |officially )?(?P<v>retired)\b", "job", 3.0),
@@ -568,6 +568,13 @@ def _relation_key(rel: str, name: str) -> str:
 def _status_from_title(rel: str, speaker: str) -> list[Found]:
     """'my wife ...' also says the speaker is married (the value is normalised from 'wife')."""
     return [Found(speaker, "relationship_status", rel, 2.0)] if relationship_status(rel) else []
+
+
+def _status_statements(sentence: str, speaker: str) -> list[Found]:
+    """The speaker's relationship status as the sentence implies it ("my wife is a nurse",
+    "me and my gf split"; ``values.STATUS_PHRASES``): the words last said, normalised."""
+    said = status_phrases(sentence)
+    return [Found(speaker, "relationship_status", said[-1], SPECIFIC_RULE)] if said else []
 
 
 # "my kids are Leo and Ava", "we have three kids: Noor, Idris, and baby Yasmin"
@@ -934,10 +941,15 @@ def _habit_facts(sentence: str, speaker: str, negated: bool = False) -> list[Fou
     return out
 
 
+# how alike a text is to each of several others, from -1 to 1 (the router's embedding model)
+Likeness = Callable[[str, Sequence[str]], Sequence[float]]
+
+
 def extract_facts(message: Message, content: list[str] | None = None, *,
                   templates: TemplateSet | None = None, tagger: FactTagger | PrefetchedTagger | None = None,
                   stored: dict[tuple[str, str], str] | None = None,
-                  sentences: list[str] | None = None) -> tuple[list[FactExtraction], float]:
+                  sentences: list[str] | None = None,
+                  likeness: Likeness | None = None) -> tuple[list[FactExtraction], float]:
     """Facts stated in ``message`` (strongest rule per key wins) and the strongest weight:
     the rules' and templates' reading, and the fact tagger's when one is given.
 
@@ -952,7 +964,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     if sentences is None:  # a router's batch found them already (``tagger_sentences``)
         sentences = fact_sentences(message, content, known)
     per_sentence, strength = _read_sentences(message, sentences, speaker, tagger, templates, known,
-                                             stored or {})
+                                             stored or {}, likeness)
     # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
     best: dict[tuple[str, str], Found] = {}
@@ -968,11 +980,11 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
 
 
 def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
-                    templates: TemplateSet | None, people: KnownPeople,
-                    stored: dict[tuple[str, str], str]) -> tuple[list[list[Found]], float]:
+                    templates: TemplateSet | None, people: KnownPeople, stored: dict[tuple[str, str], str],
+                    likeness: Likeness | None = None) -> tuple[list[list[Found]], float]:
     """Each sentence's facts (the rules', templates' and tagger's) and the strongest weight."""
     out, strength = [], 0.0
-    for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger, people, stored)):
+    for sentence, learned in zip(sentences, _learned(message, sentences, speaker, tagger, people, stored, likeness)):
         found = _sentence_facts(sentence, speaker)
         if not found and message.role == "user" and states_own_fact(sentence):  # a frame no rule knows
             found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
@@ -1038,12 +1050,14 @@ TAGGER_MIN_CONFIDENCE = 0.6
 
 
 def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
-             people: KnownPeople, stored: dict[tuple[str, str], str]) -> list[list[Found] | None]:
+             people: KnownPeople, stored: dict[tuple[str, str], str],
+             likeness: Likeness | None = None) -> list[list[Found] | None]:
     """The fact tagger's reading of each sentence (``llm/tagger.py``; None: not tagged). A
     tagged value weighs 1 + the tagger's confidence (rules 2.0-3.0): of two values for one
     key, the surer wins. A sentence about "she" is about the known person the message named
     before, or nobody the speaker told us of (its facts are dropped). A favourite or pet read
-    without the word that says which is keyed like the stored one the message names."""
+    without the word that says which is keyed like the stored one the message names, or the
+    one most like it (``_keyed_by_likeness``)."""
     if tagger is None or message.role != "user" or not sentences:
         return [None for _ in sentences]
     out: list[list[Found] | None] = []
@@ -1052,7 +1066,8 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
                  for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
         found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
-        found = [f for f in (_keyed_by_stored(f, said, stored) for f in found) if f is not None]
+        found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
+                             for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)])
     return out
 
@@ -1069,6 +1084,32 @@ def _keyed_by_stored(item: Found, said: set[str], stored: dict[tuple[str, str], 
             if subject == item.subject and key.startswith(f"{item.key}:") and _folded(value) != _folded(item.value)
             and said & (content_words(value) | content_words(key.partition(":")[2].replace("_", " ")))}
     return replace(item, key=keys.pop()) if len(keys) == 1 else None
+
+
+# a bare favourite or pet takes the stored key its value or sentence is this alike to
+# ("lately its all mezcal for me, neat with orange slices": favorite:drink = negroni, 0.37),
+# by this margin over the next one (cosines of all-MiniLM-L6-v2; chosen on the training
+# corpus's change scenarios, README "Stops 30 to 32")
+KEYED_LIKENESS_MIN = 0.3
+KEYED_LIKENESS_MARGIN = 0.08
+
+
+def _keyed_by_likeness(item: Found, sentence: str, stored: dict[tuple[str, str], str],
+                       likeness: Likeness | None) -> Found | None:
+    """``item`` keyed like the stored thing of its family it is most like (its value or its
+    sentence beside "favorite drink: negroni"), when one stands out; else None."""
+    if likeness is None or item.key not in UNSAID_THINGS:
+        return None
+    keys = [(key, value) for (subject, key), value in stored.items()
+            if subject == item.subject and key.startswith(f"{item.key}:") and _folded(value) != _folded(item.value)]
+    if not keys:
+        return None
+    described = [f"{key.replace(':', ' ', 1).replace('_', ' ')}: {value}" for key, value in keys]
+    scores = [max(a, b) for a, b in zip(likeness(item.value, described), likeness(sentence, described))]
+    ranked = sorted(zip(scores, range(len(keys))), reverse=True)
+    best, at = ranked[0]
+    clear = len(ranked) == 1 or best - ranked[1][0] >= KEYED_LIKENESS_MARGIN
+    return replace(item, key=keys[at][0]) if best >= KEYED_LIKENESS_MIN and clear else None
 
 
 # "shes at Nintendo now" after "aiko left sony": a sentence about "she" with no "I" in it
@@ -1219,6 +1260,9 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
     clauses = [clause for clause in _CLAUSE_BREAK.split(sentence) if clause.strip()]
     per_clause = [_clause_facts(clause, speaker) for clause in clauses]
     found = [item for items in per_clause for item in items]
+    if status := _status_statements(sentence, speaker):  # over a partner title's guess
+        found = [item for item in found if not (item.subject == speaker and item.key == "relationship_status"
+                                                and item.weight < status[0].weight)] + status
     return found + _replacements(clauses, per_clause, speaker)
 
 
@@ -1524,6 +1568,47 @@ def diet_given_up(message: Message, content: list[str],
         if len(subjects) == 1 and subjects[0] not in {f.subject for f in found}:
             found.append(_to_extraction(Found(subjects[0], "diet", sentence, 3.0), message))
     return found
+
+
+# "typo alert: july 1 should have been july 7", "its the 20th of april, i dropped a zero": a
+# stored birthday corrected without the word "birthday" (the rules read it with the word)
+_DATE_CORRECTION = re.compile(
+    r"\b(?:correction|typo|wrong|mistake|meant|actually|should (?:have been|be)|mixed (?:it |them )?up|"
+    r"swapped|dropped|wrote|typed|misspoke|sorry|oops|my bad|turns out|from now on)\b", re.IGNORECASE)
+_BIRTH_PAPERS = re.compile(r"\b(?:birth certificate|passport|born|leap year baby)\b", re.IGNORECASE)
+# a corrected date of something scheduled is that thing's, not a birthday
+_SCHEDULED = re.compile(r"\b(?:appointment|meeting|due|deadline|flight|trip|party|dinner|reservation|booked|"
+                        r"booking|exam|interview|wedding|call|class|shift|surgery|delivery|event|anniversary)\b",
+                        re.IGNORECASE)
+
+
+def birthday_corrected(message: Message, content: list[str],
+                       current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored birthday's corrected date: the message says a correction (or cites the birth
+    papers) and one new date that keeps the stored month or day ("july 1 should have been
+    july 7") or comes with the papers ("my birth certificate says november 30"). Whose: the
+    stored person the message names, else the speaker."""
+    text = standard_spelling(message.text)
+    if message.role != "user" or _BIRTHDAY_WORD.search(text) or _SCHEDULED.search(text) \
+            or not (_DATE_CORRECTION.search(text) or _BIRTH_PAPERS.search(text)):
+        return []
+    subject = _birthday_subject(text, speaker_subject(message), current)
+    if subject is None:
+        return []
+    old = current[(subject, "birthday")]
+    dates = {date: m[0] for form in DATE_FORMS for m in form.finditer(text)  # date -> as said
+             if not _NEGATED_DATE.search(text[:m.start()]) and (date := birthday_value(m[0]))}
+    new = [said for date, said in dates.items() if date.casefold() != old.casefold()
+           and (_BIRTH_PAPERS.search(text) or set(date.split()[:2]) & set(old.split()[:2]))]
+    return [_to_extraction(Found(subject, "birthday", new[0], 3.0), message)] if len(new) == 1 else []
+
+
+def _birthday_subject(text: str, speaker: str, current: dict[tuple[str, str], str]) -> str | None:
+    words = set(_folded(text).split())
+    subjects = [subject for (subject, key) in current if key == "birthday"
+                and (subject == speaker or _folded(subject) in words)]
+    named = [subject for subject in subjects if subject != speaker] or subjects
+    return named[0] if len(named) == 1 else None
 
 
 def _key_nouns(key: str) -> str:

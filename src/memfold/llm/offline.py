@@ -38,7 +38,7 @@ from memfold.llm.cues import (
     none_cues,
 )
 from memfold.llm.facts import (
-    diet_given_up, extract_facts, keyed_changes, replaced_siblings, swapped_values, tagger_sentences,
+    birthday_corrected, diet_given_up, extract_facts, keyed_changes, replaced_siblings, swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
@@ -107,6 +107,13 @@ class OfflineBackend:
                       fallback: Callable[[], T]) -> T:
         """No model to ask offline: always the caller's deterministic fallback."""
         return fallback()
+
+    def _likeness(self, text: str, others: Sequence[str]) -> list[float]:
+        """Cosine of ``text`` with each of ``others`` (a bare favourite's stored key, facts.py)."""
+        assert self._embedder is not None
+        vectors = np.asarray(self._embedder.embed([text, *others]), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return (vectors[1:] @ vectors[0]).tolist()
 
     def route(self, message: Message, context: RouteContext) -> RouteDecision:
         return self.route_many([message], [context])[0]
@@ -215,7 +222,8 @@ class OfflineBackend:
         tagger = (tagger or self._tagger) if opening.tagged else None
         stored = _stored(context)
         facts, strength = ([], 0.0) if is_reference else extract_facts(
-            message, content, tagger=tagger, stored=stored, sentences=opening.sentences)
+            message, content, tagger=tagger, stored=stored, sentences=opening.sentences,
+            likeness=self._likeness if self._embedder is not None else None)
         changes_stored = False
         if context.profile and not is_reference:
             facts, strength, changes_stored = _with_swaps(facts, strength, message, content, context)
@@ -318,7 +326,8 @@ def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content
                           current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """Keyed changes ("switched firms, PwC now") for keys the rules did not read."""
     read = {(f.subject, f.key) for f in facts}
-    changes = [*keyed_changes(message, content, current), *diet_given_up(message, content, current)]
+    changes = [*keyed_changes(message, content, current), *diet_given_up(message, content, current),
+               *birthday_corrected(message, content, current)]
     return [f for f in changes if (f.subject, f.key) not in read]
 
 

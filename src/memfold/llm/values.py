@@ -96,11 +96,47 @@ def diet(raw: str) -> str | None:
 _STATUS = {"divorce": "divorced", "widow": "widowed", "widower": "widowed",
            "wife": "married", "husband": "married", "spouse": "married", "fiance": "engaged",
            "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged",
-           "girlfriend": "dating", "boyfriend": "dating"}
+           "girlfriend": "dating", "boyfriend": "dating", "gf": "dating", "bf": "dating",
+           "hubby": "married", "wifey": "married", "separation": "separated"}
+
+
+# What a speaker says of their own relationship without naming the status: the title they
+# give their partner ("my wife is a nurse" -> married, "my gf" -> dating, "my ex-husband" ->
+# divorced, "my late wife" -> widowed) or what happened ("we tied the knot", "me and my gf
+# split"). Of several, the one said last is the current one ("my boyfriend is now my husband").
+_WE = r"(?:we|i|(?:me|i) and (?:my )?[\w'-]+|[\w'-]+ and (?:i|me))"
+STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, status in (
+    (r"\bmy ex[- ]?(?:wife|husband|spouse)\b", "divorced"),
+    (r"\bmy late (?:wife|husband|spouse)\b|\bi lost my (?:wife|husband|spouse)\b|"
+     r"\bmy (?:wife|husband|spouse) (?:passed away|died)\b", "widowed"),
+    (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
+    (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b", "single"),
+    (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:split(?: up)?|broke up|"
+     r"broken up|called it off)\b", "single"),
+    (r"\bmy (?:wife|wifey|husband|hubby|hubs|spouse)\b(?!-to-be)|(?<!ex-)(?<!ex )(?<!late )\b(?:wife|husband|hubby) (?:and|&) (?:i|me)\b",
+     "married"),
+    (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
+     r"|\bhusband and wife\b", "married"),
+    (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b", "engaged"),
+    (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
+     r"(?:girlfriend|boyfriend|gf|bf)\b|\b(?:i'm|i am|i've been) (?:now )?(?:seeing|dating) "
+     r"(?:someone|somebody|a (?:guy|girl|man|woman))\b|\b(?:not|no longer) single\b", "dating"),
+))
+
+
+def status_phrases(text: str) -> list[str]:
+    """The relationship phrases of ``text``, the current one last: the one that ends last, of
+    two ending together the longer ("separated from my husband" over "my husband")."""
+    said = sorted((m.end(), -m.start(), m[0]) for pattern, _status in STATUS_PHRASES for m in pattern.finditer(text))
+    return [phrase for _end, _start, phrase in said]
 
 
 def relationship_status(raw: str) -> str | None:
-    """'my wife' -> married, 'my fiancée' -> engaged (the partner's title says the status)."""
+    """'my wife' -> married, 'my fiancée' -> engaged (the partner's title says the status);
+    'me and my gf split' -> single (the phrase said last)."""
+    said = [(m.end(), -m.start(), status) for pattern, status in STATUS_PHRASES for m in pattern.finditer(raw)]
+    if said:  # as status_phrases orders them
+        return max(said)[2]
     words = raw.lower().split()
     return _STATUS.get(words[-1]) if words else None
 
@@ -178,7 +214,7 @@ def normalise_value(key: str, raw: str) -> str:
     if family == "diet":
         return diet(value) or value.lower()
     if family == "relationship_status":
-        return relationship_status(value) or value.lower()
+        return relationship_status(raw) or relationship_status(value) or value.lower()  # 'my ex-wife'
     if key in NAME_KEYS or family in NAME_FAMILIES:  # "my son Tomas's roommate": the name is Tomas
         value = _POSSESSIVE.sub("", value) or value
     if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
