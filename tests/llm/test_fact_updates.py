@@ -495,3 +495,26 @@ def test_a_stored_birthday_corrected_without_the_word(stored: dict[tuple[str, st
 ])
 def test_the_speakers_relationship_status_from_how_they_speak_of_their_partner(text: str, status: str | None) -> None:
     assert _by_key(text).get("relationship_status", (None, None))[1] == status
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("I drive for Uber full time.", "employer", "Uber"),
+    ("my son Ravi is in year 6", "education", "Year 6"),
+    ("my son is in year 3 at primary", "education", "Year 3"),
+    ("I'm in year 12 at Hillcrest High", "education", "year 12 at Hillcrest High"),
+    ("im in second year med at UCT, exams in 3 weeks", "education", "second year med at UCT"),
+    ("I eat pretty much anything.", "diet", "omnivore"),
+    ("living in a tiny studio in paris rn, need small space hacks", "location", "Paris"),
+    ("home is nairobi for me", "location", "Nairobi"),
+    ("i speak cantonese mostly day to day", "language", "Cantonese"),
+    ("i speak a bit of spanish", "language", "Spanish"),
+])
+def test_everyday_phrasings_give_the_vocabularys_key_and_a_clean_value(text: str, key: str, value: str) -> None:
+    found = {f.key: f.value for f in _facts(text)}
+    assert found.get(key) == value, found
+
+
+@pytest.mark.parametrize("text", ["I drive a Corolla", "I live in a flat", "my son is 3"])
+def test_a_car_a_home_without_a_place_and_an_age_are_not_misread(text: str) -> None:
+    found = {f.key: f.value for f in _facts(text)}
+    assert "employer" not in found and "location" not in found and "education" not in found, found

@@ -37,3 +37,13 @@ def test_fact_key_is_per_value_for_multi_valued_keys() -> None:
     assert fact_key("hobby", "Rock climbing") == "hobby:rock_climbing"
     assert fact_key("job", "nurse") == "job"
     assert fact_key("fact", "collect stamps") == "fact:collect_stamps"
+
+
+@pytest.mark.parametrize(("key", "canonical"), [
+    ("favorite:colour", "favorite:color"), ("favorite:tv_show", "favorite:show"), ("favorite:series", "favorite:show"),
+    ("favorite:football_team", "favorite:team"), ("favorite:flowers", "favorite:flower"),
+    ("favorite:films", "favorite:movie"), ("favorite:bus", "favorite:bus")])
+def test_one_key_per_kind_of_favourite(key: str, canonical: str) -> None:
+    from memfold.llm.keys import canonical_key
+
+    assert canonical_key(key) == canonical

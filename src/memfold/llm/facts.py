@@ -80,7 +80,7 @@ _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
-    r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|these days|now|too|as well|"
+    r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
@@ -299,7 +299,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "my bike is a blue Brompton", "I drive a 2015 Honda Civic"
     (r"\bmy (?:new |current )?(?P<item>" + _POSSESSIONS + r") is (?:an? |the )?" + _V,
      _possession_key, 3.0),
-    (r"\bi (?P<verb>drive|ride) (?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _possession_key, 2.5),
+    (r"\bi (?P<verb>drive|ride) (?!for\b)(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _possession_key, 2.5),
+    # "I drive for Uber", "i deliver for deliveroo": who they work for
+    (r"\bi (?:drive|deliver|ride|cycle|shop|freelance) for (?P<v>[\w&'.-]+(?: (?-i:[A-Z])[\w&'.-]*){0,2})", "employer", 2.5),
     (_HAVE + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}?(?P<item>" + _POSSESSIONS + r"))\b",
      _possession_key, 2.0),
     # "I've gone vegan", "I went vegetarian last year", "I switched to keto"
@@ -411,8 +413,12 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:,? [A-Z][\w'-]+){0,2})", "location", 2.0),
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
     (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
-    (r"\bi (?:am |'m |started |can )?(?P<v>(?:eat|eating) (?:meat|chicken|beef|pork|"
-     r"everything|anything)(?: \w+)?)(?: again)?\b", "diet", 2.5),
+    (r"\bi (?:am |'m |started |can |will )?(?P<v>(?:eat|eating) (?:pretty much |basically |just about )?"
+     r"(?:meat|chicken|beef|pork|everything|anything)(?: \w+)?)(?: again)?\b", "diet", 2.5),
+    # "I'm in year 12", "she's in 5th grade" (a relative's statement is read as "I'm ...")
+    (_I_AM + r"(?:now |currently |only )?in (?P<v>(?:(?:year|grade|form|p|primary) \d{1,2}|\d{1,2}(?:st|nd|rd|th) "
+     r"(?:grade|year|form|class)|(?:first|second|third|fourth|fifth|sixth|final|last) year(?: of [\w ]+?| (?!at\b)[a-z]+)?)\b"
+     r"(?: at (?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*){0,3})?)", "education", 2.5),
     (r"^(?P<v>[A-Z][\w'-]+) is my (?:new )?(?:boyfriend|girlfriend|partner|wife|husband|fiance|"
      r"fiancé|fiancee|fiancée)\b", "partner", 3.0),
     (r"\b(?:home for me is|my home(?:town)? is|home is)\s+" + _V, _home_key, 2.5),
@@ -548,6 +554,16 @@ _HAVE_RELATION = re.compile(
 
 
 _CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter".split())
+_AT_SCHOOL = re.compile(r" at (?-i:[A-Z])")
+_LANGUAGE_LEAD = re.compile(r"^(?:(?:(?:a )?(?:bit|little|lot) of|some|basic|fluent|conversational|broken|decent|good|"
+                            r"passable|rusty|native)\s+)+", re.IGNORECASE)
+_LANGUAGE_TAIL = re.compile(r"\s+(?:mostly|mainly|fluently|natively|well|pretty|quite|really|a bit|a little|day|"
+                            r"every|daily|okay|ok|badly|too|also|both|better|fine)\b.*$", re.IGNORECASE)
+# a home that is not a place: "a tiny studio in paris", "a shared flat near the station"
+_DWELLING = re.compile(r"^(?:[\w-]+ ){0,3}?(?:studio|flat|apartment|house|room|dorm|condo|bedsit|basement|"
+                       r"loft|cabin|bungalow|villa|houseshare|flatshare|townhouse|caravan|hostel)s?\b"
+                       r"(?:.*?\b(?:in|near) (?P<place>.+))?$", re.IGNORECASE)
+_IN_YEAR = re.compile(r"in (?:year|grade|form) \d|in \d{1,2}(?:st|nd|rd|th) (?:grade|year|form)", re.IGNORECASE)
 
 
 _REL_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", "father": "dad",
@@ -674,6 +690,8 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             found.extend(_status_from_title(rel, speaker))
         elif value.lower().startswith("from "):
             found.append(Found(relative, "hometown", value[5:], 2.5))
+        elif _IN_YEAR.match(value):  # "my son is in year 3 at primary": a school year, not an age
+            found.append(Found(relative, "education", value[3:], 2.5))
         elif re.search(r"\d", value):
             found.append(Found(relative, "age", value, 2.5))
         elif (key := _i_am_a_key(m)) is not None and not value.lower().split()[0].endswith("ing"):
@@ -808,8 +826,12 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if key is None:
                 continue
             raw = _ARTICLE.sub("", m["v"].strip())
+            if key in ("location", "hometown") and (dwelling := _DWELLING.match(raw)):
+                raw = dwelling["place"] or ""  # "living in a tiny studio in paris": paris
             # "a BA in history": a degree keeps its subject (other values lose "in ...")
-            value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw)))
+            # ... and a school year its school ("year 12 at Hillcrest High")
+            value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
+                                or (key == "education" and bool(_AT_SCHOOL.search(raw))))
             if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):
@@ -818,6 +840,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
                 continue
             if key == "hobby":
                 value = _LEADING_TO.sub("", value)
+            if key == "language":  # "a bit of spanish", "cantonese mostly day to day": the language
+                value = _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value
             value = _named_part(key, value)
             if key in ("location", "hometown") and _only_time_words(value):
                 continue  # "I'm in next time" says when, not where (rules match case-blind)

@@ -83,6 +83,13 @@ PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "dogg
                  "sphynx", "shorthair", "calico", "tortie", "tortoiseshell", "moggy", "burmese",
                  "abyssinian", "birman", "russian blue", "scottish fold"), "cat")}
 
+# one word per kind of favourite ("favourite colour" and "fave color", "tv show" and "show",
+# "film" and "movie", "football team" and "team": the new favourite replaces the old one)
+FAVORITE_CANON = {"colour": "color", "tv show": "show", "tv": "show", "series": "show", "tv series": "show",
+                  "television show": "show", "film": "movie", "football team": "team", "footy team": "team",
+                  "soccer team": "team", "sports team": "team", "football club": "team", "writer": "author",
+                  "novelist": "author"}
+
 # what a possession is, from its brand or product line when no noun says it ("i got a tesla
 # model y", "I'm on a ThinkPad now", "sony a7 iv arrived"): one key per thing, so the new car
 # replaces the old one. Words that name several kinds of thing (Sony, Apple, Samsung's
@@ -127,13 +134,13 @@ def product_kind(value: str) -> str | None:
 
 def canonical_key(key: str) -> str:
     """``pet:puppy`` -> ``pet:dog``, ``family:mum`` -> ``family:mom``, ``family:therapists`` ->
-    ``family:therapist``: one key per thing."""
+    ``family:therapist``, ``favorite:colour`` -> ``favorite:color``: one key per thing."""
     family, _, thing = key.partition(":")
-    table = PET_CANON if family == "pet" else RELATION_CANON if family == "family" else None
+    table = {"pet": PET_CANON, "family": RELATION_CANON, "favorite": FAVORITE_CANON}.get(family)
     if table is None or not thing:
         return key
     words = " ".join(re.findall(r"[a-z0-9]+", thing.lower()))  # "brother-in-law" -> "brother in law"
-    if family == "family":
+    if family in ("family", "favorite") and words not in table:
         words = _singular(words)  # "switched therapists, seeing Maren now": one person, one relation
     elif words not in table and words.split()[-1:] and words.split()[-1] in table:
         words = words.split()[-1]  # "golden retriever" is a retriever, so a dog

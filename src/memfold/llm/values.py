@@ -40,7 +40,7 @@ PLACE_KEYS = frozenset({"location", "hometown", "employer", "education", "nation
 _FILLER = re.compile(
     r"^(?:(?:a|an|the|my|our|currently|now|just|still|also|really|actually|honestly|officially|"
     r"finally|basically)\s+)+|"
-    r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|"
+    r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|for me|rn|atm|"
     r"lately|way more|for now|to|of|in|at|on|for|with|from|by|and|or))+$",
     re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
