@@ -233,12 +233,26 @@ def test_a_per_value_family_deletes_the_stored_value_it_replaces() -> None:
     assert all(grounding_problem(f, message) is None for f in out)  # "run" grounds "running"
 
 
-def test_every_stored_value_said_whole_is_retired() -> None:
+def test_every_stored_value_the_change_names_is_retired() -> None:
     message = _message("decided against med school, my goal is a nursing degree instead")
     stored = {("user", "goal:med_school"): "med school",
               ("user", "goal:get_into_med_school"): "get into med school", ("user", "goal:run"): "run a 10k"}
     out = replaced_siblings([_new("goal:nursing_degree", "nursing degree")], message, stored)
-    assert {(f.action, f.key) for f in out} == {("add", "goal:nursing_degree"), ("delete", "goal:med_school")}
+    assert {(f.action, f.key) for f in out} == {("add", "goal:nursing_degree"), ("delete", "goal:med_school"),
+                                                ("delete", "goal:get_into_med_school")}
+    assert all(grounding_problem(f, message) is None for f in out)
+
+
+@pytest.mark.parametrize(("text", "stored", "new"), [
+    ("wrist is healed but now its a sprained ankle lmao", "broken wrist", ("health:sprained_ankle", "sprained ankle")),
+    ("acl healed, now its tendonitis in my other knee ugh", "torn acl", ("health:tendonitis", "tendonitis")),
+])
+def test_a_stored_value_named_by_a_word_of_it_is_retired(text: str, stored: str, new: tuple[str, str]) -> None:
+    message = _message(text)
+    key = f"health:{stored.replace(' ', '_')}"
+    out = replaced_siblings([_new(*new)], message, {("user", key): stored, ("user", "health:asthma"): "asthma"})
+    assert {(f.action, f.key) for f in out} == {("add", new[0]), ("delete", key)}
+    assert all(grounding_problem(f, message) is None for f in out)
 
 
 def test_an_upgrade_that_names_no_thing_replaces_the_one_stored_possession() -> None:
@@ -518,3 +532,20 @@ def test_everyday_phrasings_give_the_vocabularys_key_and_a_clean_value(text: str
 def test_a_car_a_home_without_a_place_and_an_age_are_not_misread(text: str) -> None:
     found = {f.key: f.value for f in _facts(text)}
     assert "employer" not in found and "location" not in found and "education" not in found, found
+
+
+@pytest.mark.parametrize(("text", "stored", "new", "expected_key"), [
+    ("oops I spelled it wrong before, my son is Aiden with an e", {"child:aidan": "Aidan"}, "Aiden", "child:aidan"),
+    ("lulu is just a nickname btw, her actual name is louisa", {"child:lulu": "Lulu", "child:tom": "Tom"},
+     "Louisa", "child:lulu"),
+    ("our eldest came out as trans and goes by ella now", {"child:sam": "Sam"}, "Ella", "child:sam"),
+    # a second child, not a new name: the stored one stays
+    ("my daughter's name is Mia", {"child:leo": "Leo"}, "Mia", "child:mia"),
+    ("our eldest goes by ella now", {"child:sam": "Sam", "child:tom": "Tom"}, "Ella", "child:ella"),  # which one?
+])
+def test_a_childs_new_name_takes_the_key_of_the_child_it_renames(text: str, stored: dict[str, str], new: str,
+                                                                  expected_key: str) -> None:
+    message = _message(text)
+    out = replaced_siblings([_new(f"child:{new.lower()}", new)], message,
+                            {("user", key): value for key, value in stored.items()})
+    assert [(f.key, f.value) for f in out] == [(expected_key, new)]

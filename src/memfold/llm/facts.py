@@ -1701,6 +1701,7 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
     family's stored value is deleted. The message must mention the stored value (a word of
     it, outside the new value) and say it changed; a keyed thing must name exactly one."""
     text = standard_spelling(message.text)
+    facts = _renamed_children(facts, text, current)
     if not _REPLACED.search(text) or _KEPT_TOO.search(text):
         return facts
     said = content_words(text)
@@ -1711,17 +1712,71 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
             out.append(fact)
             continue
         outside = said - content_words(fact.quote or fact.value)
-        # a thing is named by any word of it ("the Trek" for "red Trek"); a value to delete
-        # must also be said whole, as a deletion's grounding asks
-        a_thing = family in _REPLACEABLE_THINGS
+        # a stored value is named by any word of it ("the Trek" for "red Trek", "wrist is
+        # healed" for "broken wrist") outside the new value
         siblings = [(key, value) for (subject, key), value in current.items()
                     if subject == fact.subject and key != fact.key and key.split(":", 1)[0] == family
-                    and content_words(value) & outside and (a_thing or content_words(value) <= said)
-                    and _folded(value) != _folded(fact.value)]
+                    and content_words(value) & outside and _folded(value) != _folded(fact.value)]
         if not siblings and _UPGRADED.search(text):
             siblings = _only_unnamed_thing(fact, current)
         out += _replacing(fact, family, siblings, message)
     return out
+
+
+# a child's name changed or corrected: "goes by Ella now", "its Aaliyah with two a's", "her
+# full name, Louisa", "changed the baby's name, he's Matías"
+_RENAMED = re.compile(
+    r"\b(?:goes by|go by|going by|call (?:him|her|them)|renamed|changed|nickname|full name|actual name|"
+    r"real name|legal name|came out|surname|going to be|use that|from now on)\b", re.IGNORECASE)
+# ...or respelled ("Aiden with an e", "i typed it wrong"): only a name spelled alike
+_RESPELLED = re.compile(
+    r"\b(?:spelled|spelt|spelling|typo|typed|misspelled|wrong|with (?:an?|two|one) \w\b|"
+    r"with (?:two|one|an?) \w's|accent|correction|sorry|oops)", re.IGNORECASE)
+
+
+def _renamed_children(facts: list[FactExtraction], text: str,
+                      current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A child's new name takes the stored child's key it renames (the old name goes to the
+    changelog): the child the message names, else the one spelled alike ("Aiden" for Aidan),
+    else the only child stored."""
+    renamed, respelled = bool(_RENAMED.search(text)), bool(_RESPELLED.search(text))
+    if not (renamed or respelled):
+        return facts
+    out = []
+    for fact in facts:
+        old = _renamed_child(fact, text, current, renamed) if fact.action == "add" and fact.key.startswith("child:") \
+            else None
+        out.append(fact if old is None else fact.model_copy(
+            update={"key": old[0], "reason": f"{fact.reason}; renames {old[0]} = {old[1]!r}"}))
+    return out
+
+
+def _renamed_child(fact: FactExtraction, text: str, current: dict[tuple[str, str], str],
+                   renamed: bool) -> tuple[str, str] | None:
+    children = [(key, value) for (subject, key), value in current.items()
+                if subject == fact.subject and key.startswith("child:") and key != fact.key]
+    if not children or (fact.subject, fact.key) in current:
+        return None
+    alike = [(key, value) for key, value in children if _spelled_alike(value, fact.value)]
+    if len(alike) == 1 or not renamed:
+        return alike[0] if len(alike) == 1 else None
+    outside = content_words(text) - content_words(fact.value)
+    named = [(key, value) for key, value in children if content_words(value) & outside]
+    if len(named) == 1:
+        return named[0]
+    return children[0] if len(children) == 1 and not named else None
+
+
+def _spelled_alike(old: str, new: str) -> bool:
+    """'Aidan'/'Aiden', 'Sofia'/'Sofía', 'Lou'/'Louisa', 'Nia'/'Nia Mensah': one name, respelled."""
+    from difflib import SequenceMatcher
+    import unicodedata
+
+    def plain(name: str) -> str:
+        return "".join(c for c in unicodedata.normalize("NFKD", name.lower()) if c.isalpha())
+
+    a, b = plain(old), plain(new)
+    return bool(a and b) and (a.startswith(b) or b.startswith(a) or SequenceMatcher(None, a, b).ratio() >= 0.75)
 
 
 # "upgraded to a pixel 9 finally" names no thing: the one stored possession is what changed
