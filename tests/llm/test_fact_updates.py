@@ -549,3 +549,8 @@ def test_a_childs_new_name_takes_the_key_of_the_child_it_renames(text: str, stor
     out = replaced_siblings([_new(f"child:{new.lower()}", new)], message,
                             {("user", key): value for key, value in stored.items()})
     assert [(f.key, f.value) for f in out] == [(expected_key, new)]
+
+
+@pytest.mark.parametrize("text", ["my brother called off the engagement, hes single again", "my sister is a single mum"])
+def test_someone_elses_relationship_news_is_not_the_speakers_status(text: str) -> None:
+    assert not [f for f in _facts(text) if f.subject == "user" and f.key == "relationship_status"]

@@ -586,10 +586,19 @@ def _status_from_title(rel: str, speaker: str) -> list[Found]:
     return [Found(speaker, "relationship_status", rel, 2.0)] if relationship_status(rel) else []
 
 
+_SPEAKER_AS_SUBJECT = re.compile(r"\b(?:i|i'm|im|i've|ive|me|we|we're|us)\b", re.IGNORECASE)
+
+
 def _status_statements(sentence: str, speaker: str) -> list[Found]:
     """The speaker's relationship status as the sentence implies it ("my wife is a nurse",
-    "me and my gf split"; ``values.STATUS_PHRASES``): the words last said, normalised."""
+    "me and my gf split"; ``values.STATUS_PHRASES``): the words last said, normalised. A
+    sentence about someone else ("hes single again", "my sister is a single mum") says only
+    what the speaker's own partner title says."""
     said = status_phrases(sentence)
+    if said and not said[-1].lower().startswith("my ") and (
+            _THIRD_PERSON.search(sentence) or _OTHER_PERSON_LEADS.match(sentence)) \
+            and not _SPEAKER_AS_SUBJECT.search(sentence.replace(said[-1], "")):
+        said = [phrase for phrase in said if phrase.lower().startswith("my ")]
     return [Found(speaker, "relationship_status", said[-1], SPECIFIC_RULE)] if said else []
 
 
@@ -1090,10 +1099,22 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
                  for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
         found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
+        found = [_thingless(f) for f in found]
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)])
     return out
+
+
+# words the tagger may mark as a favourite's thing that say when or how, not which thing
+# ("matcha lattes in the mornings", "been drinking genmaicha", "stray kids is my fav now")
+_NOT_THINGS = frozenset("now lately today rn morning mornings evening evenings night nights weekend weekends "
+                        "drinking eating watching reading listening playing wearing".split())
+
+
+def _thingless(item: Found) -> Found:
+    family, _, thing = item.key.partition(":")
+    return replace(item, key=family) if family in UNSAID_THINGS and thing in _NOT_THINGS else item
 
 
 def _keyed_by_stored(item: Found, said: set[str], stored: dict[tuple[str, str], str]) -> Found | None:
