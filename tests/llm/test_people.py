@@ -163,3 +163,18 @@ def test_a_brand_or_product_line_says_what_a_possession_is(value: str, kind: str
     ("pet:corn_snake", "pet:corn_snake"), ("pet:puppy", "pet:dog")])
 def test_a_pets_breed_is_keyed_by_its_kind(key: str, canonical: str) -> None:
     assert canonical_key(key) == canonical
+
+
+def test_a_sentence_naming_a_stored_thing_is_read_for_facts() -> None:
+    from datetime import datetime, timezone
+
+    from memfold.llm.facts import fact_sentences
+    from memfold.models import Message
+
+    text = "ipads gone, drawing on a galaxy tab s9 these days and honestly its fine for the price tbh"
+    message = Message(msg_id="m", user_id="u", role="user", speaker="user", text=text,
+                      ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    stored = {("user", "possession:tablet"): "iPad Air"}
+    assert KnownPeople(stored, "user").names_thing(message.text)
+    assert fact_sentences(message, known=KnownPeople(stored, "user"))
+    assert not fact_sentences(message, known=KnownPeople({}, "user"))

@@ -26,6 +26,7 @@ _COORDINATED = re.compile(r"\b(?:me and|and me|and i|and myself)\b", re.IGNORECA
 # "me and my wife Sara live in Austin": the speaker is in it too
 _WITH_SPEAKER = re.compile(r"\b(?:me and|and me|and i|and myself|we|we're|were|us)\b", re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|his|her)\b", re.IGNORECASE)
+_THING_FAMILIES = frozenset({"possession", "pet", "favorite"})
 # a relation's facts stay the speaker's ("my sister Ana": family:sister is the speaker's)
 _SPEAKER_KEYS = ("family", "child")
 
@@ -64,6 +65,10 @@ class KnownPeople:
         self.subjects = {p.subject for p in self.people}
         self.pets = {value.casefold() for (subject, key), value in stored.items()
                      if subject == speaker and key.startswith("pet:")}
+        # the words of the speaker's stored things ("ipads gone" names the iPad Air)
+        self.things = {word for (subject, key), value in stored.items()
+                       if subject == speaker and key.split(":", 1)[0] in _THING_FAMILIES
+                       for word in re.findall(r"[a-z][a-z0-9-]{2,}", value.casefold())}
 
     @staticmethod
     def _named(stored: dict[tuple[str, str], str], speaker: str) -> list[Person]:
@@ -87,6 +92,11 @@ class KnownPeople:
         relations = {subject[len(prefix):] for subject, _ in stored if subject.startswith(prefix)}
         return [Person(prefix + relation, _words_pattern(_relation_words(relation)), False)
                 for relation in sorted(relations) if relation not in CHILD_WORDS]
+
+    def names_thing(self, sentence: str) -> bool:
+        """Whether ``sentence`` names a stored possession, pet or favourite by a word of it."""
+        return bool(self.things) and any(word.rstrip("s") in self.things or word in self.things
+                                         for word in re.findall(r"[a-z][a-z0-9-]{2,}", sentence.casefold()))
 
     def named_in(self, sentence: str) -> bool:
         """Whether ``sentence`` names a known person ("ines quit the bank")."""
