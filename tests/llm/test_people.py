@@ -178,3 +178,11 @@ def test_a_sentence_naming_a_stored_thing_is_read_for_facts() -> None:
     assert KnownPeople(stored, "user").names_thing(message.text)
     assert fact_sentences(message, known=KnownPeople(stored, "user"))
     assert not fact_sentences(message, known=KnownPeople({}, "user"))
+
+
+def test_someone_stored_by_name_alone_is_known_to_an_assistants_user_only() -> None:
+    stored = {("Fernanda", "job"): "data analyst"}
+    sentence = "fernanda got promoted to analytics manager"
+    assert KnownPeople(stored, "user").subject_for(sentence, "user", "job", "analytics manager") == "Fernanda"
+    # in a chat between named people, a stored name may be the other speaker's
+    assert KnownPeople(stored, "Caroline").subject_for(sentence, "Caroline", "job", "analytics manager") == "Caroline"

@@ -410,7 +410,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:now |currently )?in (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})(?= (?:now|these days|"
      r"nowadays)\b|[.,!]|$)", "location", 2.0),
     (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?P<v>[A-Z][\w'-]+"
-     r"(?:,? [A-Z][\w'-]+){0,2})", "location", 2.0),
+     r"(?:,? (?-i:[A-Z])[\w'-]+){0,2})", "location", 2.0),  # "bergen, apparently": no capital, no place
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
     (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
     (r"\bi (?:am |'m |started |can |will )?(?P<v>(?:eat|eating) (?:pretty much |basically |just about )?"

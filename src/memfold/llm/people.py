@@ -84,6 +84,13 @@ class KnownPeople:
                 partners.add(value)
             elif family == "family":
                 words |= _relation_words(relation.replace("_", " "))
+        if speaker == "user":
+            # an assistant's user's other people whose facts are stored by name without a
+            # relation ("my coworker Fernanda is a data analyst" kept Fernanda.job); in a chat
+            # between named people a stored name is as likely the other speaker's
+            for subject, _key in stored:
+                if subject != speaker and not subject.startswith(f"{speaker}'s ") and subject[:1].isupper():
+                    people.setdefault(subject, {subject.split()[0], subject})
         return [Person(name, _words_pattern(words), True, name in partners) for name, words in people.items()]
 
     @staticmethod
