@@ -28,8 +28,9 @@ CHANGES = [
      "Sam", "Alex"),
     ("relationship_status", "I'm single.", "I'm engaged now!!", "single", "engaged"),
     ("age", "I'm 29.", "I turned 30 today, I'm 30 now", "29", "30"),
+    # a subject keeps its school ("law at Sciences Po", as the labelling guide writes it)
     ("education", "I'm studying biology at Leeds.", "I switched my degree, I'm studying chemistry now",
-     "biology", "chemistry"),
+     "biology at Leeds", "chemistry"),
     ("name", "My name is Katherine.", "call me Kate, I go by Kate now", "Katherine", "Kate"),
     ("favorite:band", "My favourite band is Coldplay.", "my favourite band is Radiohead these days",
      "Coldplay", "Radiohead"),
