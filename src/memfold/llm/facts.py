@@ -13,8 +13,10 @@ becomes the subject ``<speaker>'s wife``.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from memfold.llm.cues import content_sentences, is_content_sentence
@@ -1793,9 +1795,6 @@ def _renamed_child(fact: FactExtraction, text: str, current: dict[tuple[str, str
 
 def _spelled_alike(old: str, new: str) -> bool:
     """'Aidan'/'Aiden', 'Sofia'/'Sofía', 'Lou'/'Louisa', 'Nia'/'Nia Mensah': one name, respelled."""
-    from difflib import SequenceMatcher
-    import unicodedata
-
     def plain(name: str) -> str:
         return "".join(c for c in unicodedata.normalize("NFKD", name.lower()) if c.isalpha())
 
