@@ -113,12 +113,18 @@ def sentences(text: str) -> list[str]:
 
 _LEAD = r"^(?:(?:hey|hi|ok|okay|so|also|oh|and|btw|fyi|one more thing|quick one)[,!:]?\s+)*"
 _ASK = r"(?:(?:can|could|would|will) (?:you|u)\s+)?(?:please\s+|pls\s+|plz\s+)?"
+_REQUESTS_TO_KEEP = (r"(?:remember|note|keep in mind|bear in mind|make a note|take a note|note down|jot down|"
+                     r"write down|save|store|log|add to my notes|keep track of|make a note of|take note of)")
 # "can you remember that my wife's name is Priya?": the request wraps a statement
 _MEMORY_REQUEST = re.compile(
-    _LEAD + _ASK + r"(?:remember|note|keep in mind|bear in mind|make a note|take a note|"
-    r"note down|jot down|write down|save|store|log|add to my notes)(?: (?:this|that|for later|"
-    r"for the future))?[,:]?(?: that\b)?[,:]?\s+(?P<rest>(?!(?:what|who|where|when|which|how|"
+    _LEAD + _ASK + _REQUESTS_TO_KEEP + r"(?: (?:this|that|for later|"
+    r"for the future))?[,:]?(?: that\b| the fact that\b)?[,:]?\s+(?P<rest>(?!(?:what|who|where|when|which|how|"
     r"if|whether|to)\b).+?)[?.!\s]*$", re.IGNORECASE)
+# "can you remember my cat's name? it's Tofu": the request names the thing, the answer follows
+_ASKED_TO_KEEP = re.compile(_LEAD + _ASK + _REQUESTS_TO_KEEP + r"\s+(?P<what>(?:my|our) [^?.!]+?)\s*\?$",
+                            re.IGNORECASE)
+_ANSWER = re.compile(r"^(?:it's|its|it is|that's|thats|that is|she's|shes|he's|hes|they're|theyre|"
+                     r"they are)\s+(?P<value>.+)$", re.IGNORECASE)
 # "remind me to call mom on Sunday", "don't let me forget the report is due on the 15th":
 # a future event the user asks to be reminded of (not "remind me what my wife's name is")
 _REMINDER_REQUEST = re.compile(
@@ -252,11 +258,24 @@ def _framing_cues(text: str, words: int, cues: Cues) -> None:
         cues.pasted_text = True
 
 
+def _answers_joined(said: list[str]) -> list[str]:
+    """'Can you remember my cat's name? It's Tofu.' -> "my cat's name is Tofu." (one statement)."""
+    out: list[str] = []
+    for sentence in said:
+        asked = _ASKED_TO_KEEP.match(out[-1]) if out else None
+        answer = _ANSWER.match(sentence) if asked else None
+        if asked and answer:
+            out[-1] = f"{asked['what']} is {answer['value']}"
+        else:
+            out.append(sentence)
+    return out
+
+
 def content_sentences(text: str) -> list[str]:
     """The statements of ``text``: its sentences minus questions, greetings and reactions;
     a request to remember counts as the statement it wraps, a reminder request as content."""
     out = []
-    for sentence in sentences(text):
+    for sentence in _answers_joined(sentences(text)):
         sentence = unwrap_request(sentence)
         if is_reminder_request(sentence) or is_content_sentence(sentence):
             out.append(sentence)

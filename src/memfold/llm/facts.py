@@ -63,7 +63,11 @@ _DIETS = ("vegetarian|vegan|pescatarian|keto|paleo|gluten[- ]free|lactose[- ]int
           "dairy[- ]free|kosher|halal|plant[- ]based")
 _IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
              "non-?binary|asexual|pansexual")
-_RELIGION = "christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh"
+_RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh|quaker|"
+             "protestant|anglican|methodist|baptist|lutheran|presbyterian|evangelical|pentecostal|"
+             "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
+             "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
+             "rastafarian|seventh-day adventist|jehovah's witness")
 _HEALTH = ("diabetes|asthma|adhd|anxiety|depression|celiac disease|arthritis|migraines|"
            "epilepsy|insomnia|a bad back|high blood pressure|dyslexia|autism")
 _PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
@@ -78,17 +82,22 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
+# "seafood like genuinely can't stand it", "coriander with a passion": a hedge or an
+# intensifier, not the value
+_HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|seriously|so|super|i|i'm|im|it|"
+          r"a lot|for real|a million)|with a passion|so much|a lot|big time|at all|sm|"
+          r"(?:on|during|in) my (?:commute|way to work|spare time|free time|downtime|days off|lunch breaks?)")
 _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|for (?:work|good|now|school|uni|"
-    r"the (?:summer|winter|year))|yeah|btw|tbh|ngl)\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+    r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
-    r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha)"
+    r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|" + _HEDGE + r")"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
@@ -107,6 +116,7 @@ _I_NO_LONGER = re.compile(r"\b(i) no longer (?!(?:eat|drink|touch)\b)", re.I)
 _NEGATED = re.compile(r"\b(?:no longer|not anymore|anymore|any more|not any ?more)\b", re.I)
 _NATIONALITY = re.compile(
     r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
+_IS_RELIGION = re.compile(_RELIGION, re.IGNORECASE)
 _CAPITAL_NAME = re.compile(
     r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
 
@@ -160,10 +170,12 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
     word = last[last.index("of") - 1] if "of" in last[1:] else last[-1]
     if word in _PARENT or last[0] in _PARENT:
         return "family:parent"
-    if word == "student":
-        return "education"
+    if word in ("student", "major", "minor", "undergrad", "grad", "postgrad", "fresher"):
+        return "education"  # "a chem major", "a second-year vet student"
     if last[0] in _INTENSIFIERS or last[-1] in _PREPOSITIONS or "fan" in last:
         return None  # "so excited", "a big fan of" (the fan rule has the object), "guard for"
+    if _IS_RELIGION.fullmatch(word) or "citizen" in last:
+        return None  # "a practising Methodist", "a citizen of Germany": the religion and nationality rules
     if word in _JOBS or (_JOB_SUFFIX.search(word) and word not in _NOT_JOBS):
         return "job"
     if last[0] in _VAGUE_NOUNS or any(w in _TRANSIENT for w in last):
@@ -282,14 +294,19 @@ _I_AM = r"\bi(?:'m| am)\s+"
 _HAVE = r"\b(?:i|we)(?: have|'ve got| have got| own) "
 _NAME_VALUE = r"(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)"
 _RuleSpec = tuple[str, str | KeyFn, float]
+# "Mia's birthday party is on June 4": the party's date, maybe not the birthday
+_BIRTHDAY_EVENT = r"(?:party|parties|dinner|drinks|gift|present|bash|celebration|plans|cake|lunch|trip|weekend)\b"
+# an age in words ("turned eighteen", "i'm twenty-five")
+_AGE_WORDS = (r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|"
+              r"seven|eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen")
 
 _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+" + _NAME_VALUE,
      "name", 3.0),
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
-    (_I_AM + r"(?P<v>\d{1,3})\s*(?:years? old)?(?: (?:btw|lol|haha|now|already|today|tbh))*[.!]*$",
+    (_I_AM + r"(?P<v>\d{1,3}|" + _AGE_WORDS + r")\s*(?:years? old)?(?: (?:btw|lol|haha|now|already|today|tbh))*[.!]*$",
      "age", 2.5),
-    (r"\bmy birthday(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
+    (r"\bmy birthday(?!\s+" + _BIRTHDAY_EVENT + r")(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
     (r"\bi was born on " + _V, "birthday", 3.0),
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w-]+(?: [\w-]+)?) "
@@ -354,7 +371,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
      "relationship_status", 3.0),
     (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
-    (_I_AM + r"(?:a |an )?(?:practicing |devout )?(?P<v>" + _RELIGION + r")\b", "religion", 3.0),
+    (r"(?:" + _I_AM + r"|\bi(?:'d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
+     r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
+     r"(?P<v>" + _RELIGION + r")\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
@@ -426,11 +445,17 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:home for me is|my home(?:town)? is|home is)\s+" + _V, _home_key, 2.5),
     (r"^(?:currently |now )?(?:living|based) (?:in|out of) " + _V, "location", 2.5),
     (r"\bi (?:was )?(?:born and raised|raised) in " + _V, "hometown", 2.5),
-    (r"\bi (?:turn|turned|just turned|will be|'ll be) (?P<v>\d{1,3})\b", "age", 2.5),
+    (r"\bi (?:turn|turned|just turned|will be|'ll be) (?P<v>\d{1,3}|" + _AGE_WORDS + r")\b", "age", 2.5),
     (_I_AM + r"(?P<v>\d{1,3})(?= and\b|,)", "age", 2.5),
     (r"\bi was born (?:on )?(?P<v>(?:" + _MONTH_WORDS + r")\s+\d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
      r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + _MONTH_WORDS + r")(?:,? \d{4})?)", "birthday", 3.0),
     (r"\bmy (?:job title|title|role) is (?:an? )?" + _V, "job", 3.0),
+    # "I'm now a citizen of Germany", "my Singapore citizenship came through" (the country is
+    # stored as its demonym, values.DEMONYMS)
+    (r"\bi(?:'m| am|'ve become| became| have become) (?:now )?an? (?:proud |full |new )?citizen of (?:the )?"
+     r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "nationality", 3.0),
+    (r"\bmy (?:new )?(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?) (?:citizenship|passport|naturali[sz]ation)\b",
+     "nationality", 3.0),
     (r"\bi work (?:for|at) (?P<org>[^.,!?;]+?) as (?:an? )?" + _V, "job", 3.0),
     (r"\bi work (?:for|at) " + _V + r" as\b", "employer", 3.0),
     (r"\bi(?:'m| am) (?:employed|hired) by (?:the )?" + _V, "employer", 3.0),
@@ -692,6 +717,13 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
         return found
     for m in _UNNAMED_RELATION.finditer(sentence):
         rel, value = m["rel"].lower(), clean_value(m["v"])
+        date = _said_date(m["v"])
+        if date and (_BIRTHDAY_WORD.match(m["v"]) or _BIRTHDAY_WORD.search(sentence[:m.start()])) \
+                and not re.match(r"birthdays?\s+" + _BIRTHDAY_EVENT, m["v"], re.I):
+            # "my mom's birthday is march 9", "my birthday is May 19 and my husband's is May 20"
+            found.append(Found(f"{speaker}'s {rel}", "birthday", date, 2.5))
+        if date:  # a date is no age or trait
+            continue
         if not value or _OBJECT_PRONOUN.match(value):
             continue
         relative = f"{speaker}'s {rel}"
@@ -812,18 +844,40 @@ def _named_part(key: str, value: str) -> str:
 
 
 _BIRTHDAY_WORD = re.compile(r"\b(?:birthdays?|born)\b", re.I)
+# "my mom's birthday", "Leo's birthday": someone else's date, not the speaker's
+# (not "his birthday": the relation rules read "my stepdad Gregor ... with his birthday on
+# July 30" with Gregor as the speaker)
+_OTHERS_BIRTHDAY = re.compile(r"\b(?!my\b)\w+'s birthday\b", re.I)
 _NEGATED_DATE = re.compile(r"\bnot (?:the )?$", re.I)
+
+
+def _said_date(text: str) -> str | None:
+    """The first date of the text that is not denied ('not March 9, May 9' says May 9)."""
+    for form in DATE_FORMS:
+        for m in form.finditer(text):
+            if not _NEGATED_DATE.search(text[:m.start()]):
+                return m[0]
+    return None
+
+
+_NAMED_BIRTHDAY = re.compile(r"\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)[A-Z][a-z]+)'s birthday\b"
+                             r"(?!\s+" + _BIRTHDAY_EVENT + r")(?P<rest>[^.!?;]*)")
+
+
+def _named_birthday(sentence: str) -> list[Found]:
+    """'Leo's birthday is May 3': Leo's date."""
+    m = _NAMED_BIRTHDAY.search(sentence)
+    date = _said_date(m["rest"]) if m else None
+    return [Found(m["name"], "birthday", date, 2.5)] if m and date else []
 
 
 def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
     """'Correction, birthday is October 1', 'not March 9, May 9': the date said, not denied."""
-    if not _BIRTHDAY_WORD.search(sentence):
+    if not _BIRTHDAY_WORD.search(sentence) or _OTHERS_BIRTHDAY.search(sentence) \
+            or re.search(r"\bbirthdays?\s+" + _BIRTHDAY_EVENT, sentence, re.I):
         return []
-    for form in DATE_FORMS:
-        for m in form.finditer(sentence):
-            if not _NEGATED_DATE.search(sentence[:m.start()]):
-                return [Found(speaker, "birthday", m[0], 2.5)]
-    return []
+    date = _said_date(sentence)
+    return [Found(speaker, "birthday", date, 2.5)] if date else []
 
 
 def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
@@ -868,7 +922,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
         found.extend(_habit_facts(sentence, speaker, negated))
     for pattern, key in ((_NATIONALITY, "nationality"), (_CAPITAL_NAME, "name")):
         m = pattern.search(sentence)
-        if m and m["v"].lower() not in _NOT_NAMES:
+        if m and m["v"].lower() not in _NOT_NAMES and not (key == "name" and _IS_RELIGION.fullmatch(m["v"])):
             found.append(Found(speaker, key, m["v"], 2.0))
     return found
 
@@ -887,9 +941,9 @@ def _only_time_words(value: str) -> bool:
 _REMEMBER_REQUEST = re.compile(
     r"^(?:(?:ok(?:ay)?|oh|also|and|btw|fyi|just|one more thing)[,:!]?\s+)*(?:please\s+|pls\s+)?"
     r"(?:(?:do |please )?(?:remember|note|keep in mind|bear in mind|don't forget|make a note|"
-    r"take note|note down|write down|save)(?: (?:this|that|for (?:later|the future|next time)))?"
+    r"take note|note down|write down|save|keep track of)(?: (?:this|that|for (?:later|the future|next time)))?"
     r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
-    r"fyi|heads up)(?: that)?[,:!]?\s+", re.IGNORECASE)
+    r"fyi|heads up)(?: that| the fact that)?[,:!]?\s+", re.IGNORECASE)
 _FRAGMENT_WORDS = 12
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
@@ -1318,14 +1372,26 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
 
 def _clause_facts(clause: str, speaker: str) -> list[Found]:
     negated = bool(_NEGATED.search(clause) or _NOT_ANY_MORE.search(clause))
-    relations = _relation_facts(clause, speaker) + _child_list_facts(clause, speaker)
+    relations = _relation_facts(clause, speaker) + _child_list_facts(clause, speaker) + _named_birthday(clause)
     if not states_own_fact(clause):  # "my sister just moved to Oslo", "if I ever went vegan"
         return relations
     pets = _pet_facts(clause, speaker)
     rules = _rule_facts(_negation_free(clause), speaker, negated)
+    if negated and not _NEGATED.search(clause):
+        rules = _dislikes_said(clause, speaker, rules)
     if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
         rules = [item for item in rules if not item.key.startswith("pet:")]
     return pets + relations + rules
+
+
+def _dislikes_said(clause: str, speaker: str, rules: list[Found]) -> list[Found]:
+    """"I'm not into reality TV" says a dislike (its rule reads the "not"), not that a liking
+    ended ("I'm not into it anymore" does: a change)."""
+    disliked = [replace(item, negated=False) for item in _rule_facts(clause, speaker, False)
+                if item.key.startswith("dislikes:")]
+    said = {item.value.lower() for item in disliked}
+    return [item for item in rules if not (item.key.partition(":")[0] in ("likes", "dislikes", "hobby")
+                                           and item.value.lower() in said)] + disliked
 
 
 # A clause led by someone else ("my wife just started at Monzo", "the neighbours got a
@@ -1380,7 +1446,8 @@ def _statements_before_questions(text: str) -> list[str]:
 _QUESTION_TAIL = re.compile(
     r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
     r"(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
-    r"who|ideas?|tips|suggestions|recommendations|thoughts)\b[^.!?]*\?\W*$", re.IGNORECASE)
+    r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
+    r"pls|please)\b[^.!?]*\?\W*$", re.IGNORECASE)
 
 
 def _statements_in_questions(text: str) -> list[str]:

@@ -23,6 +23,10 @@ _YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?"
 DATE_FORMS = (
     re.compile(r"\b" + _MONTH + r"\s+(?:the\s+)?" + _DAY + r"\b" + _YEAR, re.IGNORECASE),
     re.compile(r"\b(?:the\s+)?" + _DAY + r"(?:\s+of)?\s+" + _MONTH + r"\b" + _YEAR, re.IGNORECASE),
+    # "12/25", "3-14-1990": month first (the US order) unless the first number cannot be a
+    # month ("25/12"); a year needs four digits or a slash form ("12/25/90")
+    re.compile(r"(?<![\d/.-])(?P<month>\d{1,2})(?P<sep>[/-])(?P<day>\d{1,2})"
+               r"(?:(?P=sep)(?P<year>(?:19|20)?\d{2}))?(?![\d/.-]|\s*(?:%|percent|of\b|stars?\b))"),
 )
 DIETS = {
     "vegan": "vegan", "plant based": "vegan", "plant-based": "vegan",
@@ -47,6 +51,7 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad)$", re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
+_MAJOR = re.compile(r"\s+(?:major|minor)$", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
 
 
@@ -56,13 +61,29 @@ def birthday(raw: str) -> str | None:
         m = form.search(raw)
         if m is None:
             continue
-        name = m["month"].lower().rstrip(".")
-        month = _MONTH_ALIASES.get(name, name)
-        day = int(m["day"])
-        if 1 <= day <= 31:
-            year = f" {m['year']}" if m["year"] else ""
+        month, day = _month_and_day(m["month"], int(m["day"]))
+        if month is not None and 1 <= day <= 31:
+            year = f" {_full_year(m['year'])}" if m["year"] else ""
             return f"{month.capitalize()} {day}{year}"
     return None
+
+
+def _month_and_day(said: str, day: int) -> tuple[str | None, int]:
+    """A month said by name, or by number ("12/25"; "25/12" is day first)."""
+    if not said.isdigit():
+        name = said.lower().rstrip(".")
+        return _MONTH_ALIASES.get(name, name), day
+    number = int(said)
+    if number > 12 and 1 <= day <= 12:
+        number, day = day, number
+    return (_MONTHS[number - 1] if 1 <= number <= 12 else None), day
+
+
+def _full_year(year: str) -> str:
+    """'90' -> '1990', '07' -> '2007' (a birth year two digits long is most likely past)."""
+    if len(year) == 4:
+        return year
+    return f"20{year}" if int(year) <= 30 else f"19{year}"
 
 
 # "I eat chicken and fish now" after "not vegetarian anymore": meat means no restricted diet
@@ -202,6 +223,36 @@ def number_words(raw: str) -> str | None:
     return None
 
 
+# a nationality said as its country ("a citizen of Germany", "my Singapore citizenship"):
+# stored as the demonym, as "I'm German" says it
+_DEMONYM_TABLE = """
+afghanistan:afghan|albania:albanian|algeria:algerian|argentina:argentinian|armenia:armenian
+australia:australian|austria:austrian|bangladesh:bangladeshi|belgium:belgian|bolivia:bolivian
+bosnia:bosnian|brazil:brazilian|bulgaria:bulgarian|cambodia:cambodian|cameroon:cameroonian
+canada:canadian|chile:chilean|china:chinese|colombia:colombian|costa rica:costa rican
+croatia:croatian|cuba:cuban|cyprus:cypriot|czechia:czech|czech republic:czech|denmark:danish
+dominican republic:dominican|ecuador:ecuadorian|egypt:egyptian|england:english|estonia:estonian
+ethiopia:ethiopian|finland:finnish|france:french|georgia:georgian|germany:german|ghana:ghanaian
+greece:greek|guatemala:guatemalan|haiti:haitian|honduras:honduran|hong kong:hongkonger
+hungary:hungarian|iceland:icelandic|india:indian|indonesia:indonesian|iran:iranian|iraq:iraqi
+ireland:irish|israel:israeli|italy:italian|jamaica:jamaican|japan:japanese|jordan:jordanian
+kazakhstan:kazakh|kenya:kenyan|korea:korean|south korea:south korean|kosovo:kosovar|latvia:latvian
+lebanon:lebanese|lithuania:lithuanian|luxembourg:luxembourgish|malaysia:malaysian|malta:maltese
+mexico:mexican|morocco:moroccan|nepal:nepali|netherlands:dutch|the netherlands:dutch|holland:dutch
+new zealand:new zealander|nicaragua:nicaraguan|nigeria:nigerian|norway:norwegian|pakistan:pakistani
+palestine:palestinian|panama:panamanian|paraguay:paraguayan|peru:peruvian|philippines:filipino
+the philippines:filipino|poland:polish|portugal:portuguese|puerto rico:puerto rican|romania:romanian
+russia:russian|rwanda:rwandan|saudi arabia:saudi|scotland:scottish|senegal:senegalese|serbia:serbian
+singapore:singaporean|slovakia:slovak|slovenia:slovenian|somalia:somali|south africa:south african
+spain:spanish|sri lanka:sri lankan|sudan:sudanese|sweden:swedish|switzerland:swiss|syria:syrian
+taiwan:taiwanese|tanzania:tanzanian|thailand:thai|trinidad:trinidadian|tunisia:tunisian
+turkey:turkish|uganda:ugandan|ukraine:ukrainian|united kingdom:british|the uk:british|uk:british
+britain:british|great britain:british|united states:american|the us:american|the usa:american
+usa:american|us:american|america:american|uruguay:uruguayan|venezuela:venezuelan|vietnam:vietnamese
+wales:welsh|yemen:yemeni|zambia:zambian|zimbabwe:zimbabwean"""
+DEMONYMS = dict(tuple(pair.split(":")) for pair in _DEMONYM_TABLE.replace("\n", "|").split("|") if pair)
+
+
 def normalise_value(key: str, raw: str) -> str:
     """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
     family = key.split(":", 1)[0]
@@ -226,6 +277,10 @@ def normalise_value(key: str, raw: str) -> str:
         value = _TEAM_WORD.sub("", value) or value
     if family in LOWER_FAMILIES:
         return value.lower()
+    if family == "education":  # "an economics major": the subject is economics
+        value = _MAJOR.sub("", value) or value
+    if family == "nationality":
+        value = DEMONYMS.get(value.lower(), value)
     if family in PLACE_KEYS:
         return proper(value)
     return value  # likes, hobbies, possessions: as typed ("Radiohead", "blue Brompton")
@@ -244,6 +299,8 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 def fold_word(word: str) -> str:
     word = word.removesuffix("'s")
     for suffix in ("ies", "ing", "ed", "es", "s"):
+        if suffix == "es" and not _ES_PLURAL.search(word):
+            continue  # "wifes", "houses": only the "s" ("boxes", "dishes", "tomatoes": "es")
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             stem = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             # "running" is "run", "stopped" "stop": English doubles these before a suffix
@@ -252,6 +309,7 @@ def fold_word(word: str) -> str:
 
 
 _DOUBLED = re.compile(r"([bdgmnpt])\1$")
+_ES_PLURAL = re.compile(r"(?:s|x|z|ch|sh|o)es$")
 
 
 def content_words(text: str) -> set[str]:

@@ -1,0 +1,109 @@
+"""Everyday statements the offline rules read (no tagger): dates of birth in any spelling and
+for anyone, requests to keep something, religions, dislikes said with "not", hedges that are
+no part of a value, and values normalised to one spelling."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memfold.llm.facts import extract_facts
+from memfold.llm.values import birthday, normalise_value
+from memfold.models import Message
+from memfold.router.grounding import grounding_problem
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+def _found(text: str) -> set[tuple[str, str, str, str]]:
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    facts, _strength = extract_facts(message)
+    for fact in facts:  # every value read must pass the router's grounding check
+        assert grounding_problem(fact, message) is None, fact
+    return {(fact.action, fact.subject, fact.key, normalise_value(fact.key, fact.value)) for fact in facts}
+
+
+@pytest.mark.parametrize(("raw", "date"), [
+    ("12/25", "December 25"), ("25/12", "December 25"), ("3-14-1990", "March 14 1990"),
+    ("12/25/90", "December 25 1990"), ("the 9th of August", "August 9"),
+    ("13/13", None), ("10/10 stars", None), ("1/2 of the cake", None),
+])
+def test_a_date_is_read_by_name_or_by_number(raw: str, date: str | None) -> None:
+    assert birthday(raw) == date
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my bday is 12/25 ugh christmas baby", ("add", "user", "birthday", "December 25")),
+    ("note that my moms birthday is march 30", ("add", "user's mom", "birthday", "March 30")),
+    ("my mom's birthday is on march 30", ("add", "user's mom", "birthday", "March 30")),
+    ("can you remember my wifes birthday is july 22? i always forget",
+     ("add", "user's wife", "birthday", "July 22")),
+    ("Leo's birthday is May 3", ("add", "Leo", "birthday", "May 3")),
+])
+def test_a_birthday_is_a_date_of_whoever_it_belongs_to(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _found(text)
+    assert fact in found
+    assert not any(key == "age" for _, _, key, _ in found)  # "march 30" is no age of 30
+
+
+@pytest.mark.parametrize("text", [
+    "my birthday party is on june 4", "Mia's birthday party is on June 4",
+    "my mom's birthday dinner is on june 4",
+])
+def test_the_date_of_a_birthday_party_is_no_birthday(text: str) -> None:
+    assert not any(key == "birthday" for _, _, key, _ in _found(text))
+
+
+def test_someone_elses_birthday_is_not_the_speakers() -> None:
+    found = _found("My birthday is May 19 and my husband's is May 20, so we do one big party.")
+    assert ("add", "user", "birthday", "May 19") in found
+    assert not any(subject != "user" and key == "age" for _, subject, key, _ in found)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Can you keep track of the fact that I'm pescatarian?", ("add", "user", "diet", "pescatarian")),
+    ("Can you remember my cat's name? It's Tofu.", ("add", "user", "pet:cat", "Tofu")),
+    ("Could you note my wife's birthday? It's June 3.", ("add", "user's wife", "birthday", "June 3")),
+])
+def test_a_request_to_keep_something_is_read_as_the_statement(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize(("text", "religion"), [
+    ("I'm a Quaker, if that matters for the wedding readings", "Quaker"),
+    ("im a practising methodist", "Methodist"),
+    ("I'm no longer Catholic, I'd say agnostic now", "Agnostic"),
+])
+def test_a_religion_is_no_job_and_no_name(text: str, religion: str) -> None:
+    found = _found(text)
+    assert ("add", "user", "religion", religion) in found
+    assert not any(key in ("job", "name") for _, _, key, _ in found)
+
+
+def test_not_into_something_is_a_dislike_and_not_into_it_anymore_is_a_change() -> None:
+    assert ("add", "user", "dislikes:reality_tv", "reality TV") in _found("I'm not into reality TV.")
+    assert ("delete", "user", "likes:reality_tv", "reality TV") in _found("I'm not into reality TV anymore.")
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("i hate seafood like genuinely cant stand the smell", "dislikes:seafood", "seafood"),
+    ("I hate coriander with a passion, it tastes like soap to me", "dislikes:coriander", "coriander"),
+    ("Not a fan of spicy food at all.", "dislikes:spicy_food", "spicy food"),
+    ("i enjoy true crime podcasts on my commute, any new ones?", "likes:true_crime_podcasts",
+     "true crime podcasts"),
+    ("i love studio ghibli movies sm, recommend something similar?", "likes:studio_ghibli_movies",
+     "studio ghibli movies"),
+])
+def test_a_hedge_or_a_when_is_no_part_of_the_value(text: str, key: str, value: str) -> None:
+    assert ("add", "user", key, value) in _found(text)
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("I'm now a citizen of Germany, got my naturalisation papers.", "nationality", "German"),
+    ("I'm an economics major", "education", "Economics"),
+    ("I turned eighteen yesterday", "age", "18"),
+    ("i'm twenty-five", "age", "25"),
+])
+def test_values_take_one_spelling(text: str, key: str, value: str) -> None:
+    assert ("add", "user", key, value) in _found(text)
