@@ -554,3 +554,68 @@ def test_a_childs_new_name_takes_the_key_of_the_child_it_renames(text: str, stor
 @pytest.mark.parametrize("text", ["my brother called off the engagement, hes single again", "my sister is a single mum"])
 def test_someone_elses_relationship_news_is_not_the_speakers_status(text: str) -> None:
     assert not [f for f in _facts(text) if f.subject == "user" and f.key == "relationship_status"]
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("Lina", "age"): "7"}, "lina just turned eight and wants a lego set, any ideas?", ("Lina", "8")),
+    ({("Aroha", "age"): "3"}, "aroha turned four!", ("Aroha", "4")),
+    ({("user", "age"): "17"}, "good news i can finally sign stuff on my own, turned eighteen yesterday!!",
+     ("user", "18")),
+    ({("Lukas", "age"): "15"}, "Lukas had his birthday yesterday - he's 16 now", ("Lukas", "16")),
+    ({("Lars", "age"): "89"}, "Grandpa Lars celebrated his 90th birthday on Saturday", ("Lars", "90")),
+    # an age read this way only grows, by a few years: not a correction, not someone unnamed
+    ({("Lina", "age"): "7"}, "lina turned five in that photo", None),
+    ({("Lina", "age"): "7"}, "my niece just turned eight", None),
+    ({}, "turned eighteen yesterday", None),
+])
+def test_a_stored_age_reached_again_by_a_birthday(stored: dict[tuple[str, str], str], text: str,
+                                                   expected: tuple[str, str] | None) -> None:
+    from memfold.llm.facts import age_grown
+
+    message = _message(text)
+    found = age_grown(message, sentences(text), stored)
+    assert [(f.subject, f.value) for f in found] == ([expected] if expected else [])
+    assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("user", "family:boss"): "Derek"}, "derek got fired lol, reporting to nomvula now", "Nomvula"),
+    ({("user", "family:boss"): "Daniela"}, "Daniela got promoted, so I report to Marcus now", "Marcus"),
+    ({("user", "family:flatmate"): "Jonas"}, "jonas moved out and Keira took his room", "Keira"),
+    ({("user", "family:roommate"): "Dev"}, "new roommate! Hugo. much tidier than dev", "Hugo"),
+    ({("user", "family:roommate"): "Chen"}, "chen moved out, the new guy in the spare room is rafael", "Rafael"),
+    ({("user", "family:boss"): "Derek"}, "I still report to Derek", None),  # the same person
+    ({("user", "family:boss"): "Derek"}, "reporting to him is exhausting", None),
+    ({}, "I report to Marcus now", None),  # no stored role to take over
+])
+def test_a_stored_role_taken_over_by_someone_new(stored: dict[tuple[str, str], str], text: str,
+                                                  expected: str | None) -> None:
+    from memfold.llm.facts import role_successor
+
+    message = _message(text)
+    found = role_successor(message, sentences(text), stored)
+    assert [f.value for f in found] == ([expected] if expected else [])
+    assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("Mateo", "relationship_status"): "single"}, "plot twist: mateo is seeing someone", ("Mateo", "dating")),
+    ({("user's brother", "relationship_status"): "engaged"},
+     "my brother and his fiancee called it off. hes single again", ("user's brother", "single")),
+    ({("user's brother", "relationship_status"): "dating"}, "bro and kim eloped in vegas lmao",
+     ("user's brother", "married")),
+    ({("Omar", "relationship_status"): "married"}, "omar and his wife are divorcing, they live apart",
+     ("Omar", "separated")),
+    # the speaker's own news, a person with no stored status, the stored status again: nothing
+    ({("Omar", "relationship_status"): "married"}, "me and my gf split", None),
+    ({("Omar", "relationship_status"): "married"}, "yuki has a bf now", None),
+    ({("Omar", "relationship_status"): "married"}, "omar got married in 2019", None),
+])
+def test_a_stored_persons_status_from_news_about_them(stored: dict[tuple[str, str], str], text: str,
+                                                       expected: tuple[str, str] | None) -> None:
+    from memfold.llm.facts import status_of_stored_person
+
+    message = _message(text)
+    found = status_of_stored_person(message, sentences(text), stored)
+    assert [(f.subject, f.value) for f in found] == ([expected] if expected else [])
+    assert all(grounding_problem(f, message) is None for f in found)

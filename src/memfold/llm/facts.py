@@ -29,7 +29,9 @@ from memfold.llm.values import DATE_FORMS
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
-from memfold.llm.values import normalise_value, number_words, proper, relationship_status, status_phrases
+from memfold.llm.values import (
+    normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
+)
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
 
@@ -1718,6 +1720,124 @@ def birthday_corrected(message: Message, content: list[str],
     new = [said for date, said in dates.items() if date.casefold() != old.casefold()
            and (_BIRTH_PAPERS.search(text) or set(date.split()[:2]) & set(old.split()[:2]))]
     return [_to_extraction(Found(subject, "birthday", new[0], 3.0), message)] if len(new) == 1 else []
+
+
+_AGE_SAID = r"(?P<age>\d{1,3}|" + _AGE_WORDS + r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+# "lina just turned eight", "aroha turned four!", "turned eighteen yesterday", "he's 16 now",
+# "twenty six now", "celebrated his 90th birthday": an age said as reached
+_AGE_REACHED = re.compile(
+    r"(?:\b(?P<who>[a-z]+)\s+(?:just |finally |officially |has |had )?turned\s+" + _AGE_SAID + r"\b"
+    r"|(?:^\W*|[,;.!:]\s*|\band\s+)(?:(?:just|finally|officially)\s+)?turned\s+" + _AGE_SAID.replace("age", "age2")
+    + r"\b"
+    r"|\b(?P<who3>[a-z]+)(?:'s| is|s)\s+(?:now\s+)?" + _AGE_SAID.replace("age", "age3")
+    + r"(?:\s+years? old)?\s+now\b"
+    r"|(?:^|[,.!]\s*|\bso\s+)" + _AGE_SAID.replace("age", "age4") + r"\s+now\b"
+    r"|\bcelebrated\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+birthday)",
+    re.IGNORECASE)
+_PRONOUNS = frozenset("he she they his her their hes shes".split())
+_MAX_AGE_STEP = 10  # an age read this way only grows, by a few years at most (not a correction)
+
+
+def age_grown(message: Message, content: list[str],
+              current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored age reached again by a birthday ("lina just turned eight", "he's 16 now"):
+    whose is the stored person the message names (a pronoun: the one stored person it names,
+    or the only one with an age), the speaker for "I" or no subject; the new age must be
+    above the stored one by at most a few years."""
+    if message.role != "user":
+        return []
+    speaker = speaker_subject(message)
+    text = standard_spelling(" ".join(content) if content else message.text)
+    for m in _AGE_REACHED.finditer(text):
+        who = next((m[g] for g in ("who", "who3", "who5") if m[g]), None)
+        said = next(m[g] for g in ("age", "age2", "age3", "age4", "age5") if m[g])
+        age = said if said.isdigit() else number_words(said)
+        subject = _aged_subject(who, text, speaker, current)
+        old = current.get((subject, "age"), "") if subject else ""
+        if age and old.isdigit() and 0 < int(age) - int(old) <= _MAX_AGE_STEP:
+            # the quote grounds "8" in "turned eight", "90" in "his 90th birthday"
+            quote = re.search(rf"{re.escape(said)}\w*", m[0])[0]  # type: ignore[index]
+            return [_to_extraction(Found(subject, "age", age, 3.0), message).model_copy(update={"quote": quote})]
+    return []
+
+
+def _aged_subject(who: str | None, text: str, speaker: str,
+                  current: dict[tuple[str, str], str]) -> str | None:
+    aged = [subject for (subject, key) in current if key == "age" and subject != speaker]
+    if who is None or who.lower() in ("i", "im", "i'm", "my"):
+        return speaker
+    if who.lower() in _PRONOUNS:
+        named = [subject for subject in aged if _folded(subject) in set(_folded(text).split())]
+        return (named or aged)[0] if len(named or aged) == 1 else None
+    return next((subject for subject in aged if _folded(subject) == _folded(who)), None)
+
+
+_PERSON_WORD = r"(?P<name>(?!(?:him|her|them|me|you|us|it|the|a|an|my|his|their|our|someone|somebody|nobody|"\
+    r"and|but|so|now|who|lol|too)\b)[^\W\d_][\w'-]+)"
+# a stored role taken over by someone new: "i report to nomvula now", "Keira took his room",
+# "new roommate! Hugo.", "the new guy in the spare room is rafael"
+_SUCCESSOR = (
+    (("boss", "manager", "supervisor", "line_manager"), re.compile(
+        r"\b(?:i(?:'m| am)? |now |i now )?report(?:s|ing)? (?:directly )?to (?:(?:his|her|their) old deputy,? |"
+        r"(?:my |our )?new (?:boss|manager),? )?" + _PERSON_WORD, re.IGNORECASE)),
+    (("roommate", "flatmate", "housemate"), re.compile(
+        r"\b" + _PERSON_WORD + r" (?:took|has|got|moved into) (?:his|her|their|the spare|the old) room\b|"
+        r"\bnew (?:roommate|flatmate|housemate)[!:,.]*\s+(?:is\s+)?" + _PERSON_WORD.replace("name", "name2")
+        + r"|\bnew (?:guy|girl|person|lodger) in the (?:spare |empty |old )?room is " + _PERSON_WORD.replace("name", "name3"),
+        re.IGNORECASE)),
+)
+
+
+def role_successor(message: Message, content: list[str],
+                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """The stored boss or flatmate replaced by someone the message names in that role (the
+    role key the profile already holds: family:boss, family:flatmate ...)."""
+    if message.role != "user":
+        return []
+    speaker = speaker_subject(message)
+    text = standard_spelling(" ".join(content) if content else message.text)
+    for roles, pattern in _SUCCESSOR:
+        keys = [key for (subject, key) in current
+                if subject == speaker and key.partition(":")[2] in roles and key.startswith("family:")]
+        m = pattern.search(text) if len(keys) == 1 else None
+        name = next((m[g] for g in ("name", "name2", "name3") if g in m.groupdict() and m[g]), None) if m else None
+        if name and _folded(name) != _folded(current[(speaker, keys[0])]):
+            return [_to_extraction(Found(speaker, keys[0], name, 3.0), message)]
+    return []
+
+
+_REL_ALIASES = {"bro": "brother", "sis": "sister", "mum": "mom", "mother": "mom", "father": "dad"}
+_HE_OR_SHE = re.compile(r"\b(?:he|she|hes|shes|he's|she's)\b", re.IGNORECASE)
+
+
+def status_of_stored_person(message: Message, content: list[str],
+                            current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored person's new relationship status from news about them ("my brother and his
+    fiancee called it off. hes single again", "dmitri and olga tied the knot"): the person
+    is the one with a stored status the sentence names (by name, by relation, or as he/she
+    when only one such person is stored)."""
+    speaker = speaker_subject(message)
+    stored = {subject: value for (subject, key), value in current.items()
+              if key == "relationship_status" and subject != speaker}
+    if message.role != "user" or not stored:
+        return []
+    for sentence in content or [message.text]:
+        sentence = standard_spelling(sentence)
+        said = others_status(sentence)
+        subject = _person_named(sentence, list(stored), speaker) if said else None
+        if said and subject and said[0] != stored[subject] and not status_phrases(sentence):
+            item = Found(subject, "relationship_status", said[0], 3.0)
+            return [_to_extraction(item, message).model_copy(update={"quote": said[1]})]
+    return []
+
+
+def _person_named(sentence: str, subjects: list[str], speaker: str) -> str | None:
+    words = {_REL_ALIASES.get(word, word) for word in _folded(sentence).split()}
+    named = [subject for subject in subjects
+             if _folded(subject.removeprefix(f"{speaker}'s ")) in words]
+    if not named and _HE_OR_SHE.search(sentence) and len(subjects) == 1:
+        named = subjects
+    return named[0] if len(named) == 1 else None
 
 
 def _birthday_subject(text: str, speaker: str, current: dict[tuple[str, str], str]) -> str | None:

@@ -38,7 +38,8 @@ from memfold.llm.cues import (
     none_cues,
 )
 from memfold.llm.facts import (
-    birthday_corrected, diet_given_up, extract_facts, keyed_changes, replaced_siblings, swapped_values, tagger_sentences,
+    age_grown, birthday_corrected, diet_given_up, extract_facts, keyed_changes, replaced_siblings, role_successor, status_of_stored_person,
+    swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
@@ -327,7 +328,8 @@ def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content
     """Keyed changes ("switched firms, PwC now") for keys the rules did not read."""
     read = {(f.subject, f.key) for f in facts}
     changes = [*keyed_changes(message, content, current), *diet_given_up(message, content, current),
-               *birthday_corrected(message, content, current)]
+               *birthday_corrected(message, content, current), *age_grown(message, content, current),
+               *role_successor(message, content, current), *status_of_stored_person(message, content, current)]
     return [f for f in changes if (f.subject, f.key) not in read]
 
 

@@ -145,6 +145,27 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
 ))
 
 
+# What anyone's news says of their status, with no subject in it ("mateo is seeing someone",
+# "dmitri and olga tied the knot", "hes single again"): read for a stored person the
+# sentence names (``facts.status_of_stored_person``), never as the speaker's
+OTHERS_STATUS = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, status in (
+    (r"\b(?:is|'s|s|are) (?:now )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
+     r"\b(?:has|got) an? (?:new )?(?:bf|gf|boyfriend|girlfriend)\b|\b(?:no longer|not) single\b", "dating"),
+    (r"\b(?:tied the knot|eloped|got hitched|got married|remarried|(?:is|are) married now)\b", "married"),
+    (r"\b(?:got engaged|(?:is|are) (?:now )?engaged|popped the question)\b", "engaged"),
+    (r"\b(?:called it off|broke up|split up|single again|(?:is|are) single now|got dumped)\b", "single"),
+    (r"\b(?:are|is) (?:divorcing|separating|getting divorced|separated)\b|\blive apart\b", "separated"),
+    (r"\b(?:got divorced|divorce (?:is|was) final|(?:is|are) divorced now)\b", "divorced"),
+    (r"\blost (?:his|her|their) (?:wife|husband|spouse)\b|\bwidowed\b", "widowed"),
+))
+
+
+def others_status(text: str) -> tuple[str, str] | None:
+    """The status someone's news says, and its phrase (the one said last), or None."""
+    said = sorted((m.end(), m[0], status) for pattern, status in OTHERS_STATUS for m in pattern.finditer(text))
+    return (said[-1][2], said[-1][1]) if said else None
+
+
 def status_phrases(text: str) -> list[str]:
     """The relationship phrases of ``text``, the current one last: the one that ends last, of
     two ending together the longer ("separated from my husband" over "my husband")."""
@@ -158,6 +179,8 @@ def relationship_status(raw: str) -> str | None:
     said = [(m.end(), -m.start(), status) for pattern, status in STATUS_PHRASES for m in pattern.finditer(raw)]
     if said:  # as status_phrases orders them
         return max(said)[2]
+    if (others := others_status(raw)) is not None and others[1].lower() == raw.strip().lower():
+        return others[0]  # a phrase of someone's news, quoted as a value's evidence
     words = raw.lower().split()
     return _STATUS.get(words[-1]) if words else None
 
