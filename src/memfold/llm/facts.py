@@ -456,7 +456,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     # stored as its demonym, values.DEMONYMS)
     (r"\bi(?:'m| am|'ve become| became| have become) (?:now )?an? (?:proud |full |new )?citizen of (?:the )?"
      r"(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "nationality", 3.0),
-    (r"\bmy (?:new )?(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?) (?:citizenship|passport|naturali[sz]ation)\b",
+    (r"(?<!up )(?<!surrender )(?<!surrendered )(?<!renounce )(?<!renounced )(?<!lose )(?<!lost )"
+     r"\bmy (?:new )?(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?) (?:citizenship|passport|naturali[sz]ation)\b",
      "nationality", 3.0),
     (r"\bi work (?:for|at) (?P<org>[^.,!?;]+?) as (?:an? )?" + _V, "job", 3.0),
     (r"\bi work (?:for|at) " + _V + r" as\b", "employer", 3.0),
@@ -507,7 +508,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^|[,;] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.][\w'&. -]*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>[a-z]+(?: (?!now\b|lately\b|again\b|too\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
-    (r"^(?:my )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
+    (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
     (r"\bi (?:do|practi[cs]e|go) (?:a lot of |some |competitive )?(?P<v>[\w-]+ing(?: [\w-]+)?|"
      r"yoga|pilates|karate|judo|crossfit|parkour|pottery|boxing|taekwondo)\b(?! (?:to|for|with|at)\b)",
      "hobby", 2.5),

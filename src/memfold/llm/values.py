@@ -320,6 +320,8 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 def fold_word(word: str) -> str:
+    """One stem for a word's forms: 'wife'/'wifes', 'game'/'games'/'gaming', 'box'/'boxes'
+    (a final silent e is dropped, as "-ing" and "-ed" drop it)."""
     word = word.removesuffix("'s")
     for suffix in ("ies", "ing", "ed", "es", "s"):
         if suffix == "es" and not _ES_PLURAL.search(word):
@@ -327,8 +329,9 @@ def fold_word(word: str) -> str:
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             stem = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             # "running" is "run", "stopped" "stop": English doubles these before a suffix
-            return stem[:-1] if suffix in ("ing", "ed") and _DOUBLED.search(stem) else stem
-    return word
+            word = stem[:-1] if suffix in ("ing", "ed") and _DOUBLED.search(stem) else stem
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") and not word.endswith("ee") else word
 
 
 _DOUBLED = re.compile(r"([bdgmnpt])\1$")
