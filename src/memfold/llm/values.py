@@ -179,7 +179,7 @@ def relationship_status(raw: str) -> str | None:
     said = [(m.end(), -m.start(), status) for pattern, status in STATUS_PHRASES for m in pattern.finditer(raw)]
     if said:  # as status_phrases orders them
         return max(said)[2]
-    if " " in raw.strip() and (others := others_status(raw)) is not None and others[1].lower() == raw.strip().lower():
+    if (others := others_status(raw)) is not None and others[1].lower() == raw.strip().lower():
         return others[0]  # a phrase of someone's news, quoted as a value's evidence
     words = raw.lower().split()
     return _STATUS.get(words[-1]) if words else None
