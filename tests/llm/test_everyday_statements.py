@@ -107,3 +107,33 @@ def test_a_hedge_or_a_when_is_no_part_of_the_value(text: str, key: str, value: s
 ])
 def test_values_take_one_spelling(text: str, key: str, value: str) -> None:
     assert ("add", "user", key, value) in _found(text)
+
+
+@pytest.mark.parametrize(("text", "content"), [
+    ("i live in Cape Town, best day hikes?", ["i live in Cape Town"]),
+    ("my son Amir is 9 and obsessed with dinosaurs, any museum ideas?",
+     ["my son Amir is 9 and obsessed with dinosaurs"]),
+    ("im a hairdresser and my wrists hurt, stretches?", ["im a hairdresser and my wrists hurt"]),
+    # a question about something else, or with no statement before it, is no content
+    ("whats the capital of peru, lima?", []),
+    ("how do I reset my router?", []),
+    ("Can you remember my cat's name? It's Tofu.", ["my cat's name is Tofu."]),
+])
+def test_the_statement_before_a_question_is_content(text: str, content: list[str]) -> None:
+    from memfold.llm.cues import content_sentences
+
+    assert content_sentences(text) == content
+
+
+def test_a_statement_before_a_question_reaches_the_profile() -> None:
+    assert ("add", "user", "location", "Cape Town") in _found("i live in Cape Town, best day hikes?")
+
+
+@pytest.mark.parametrize(("text", "key", "name"), [
+    ("i have a gecko!! his name is gary", "pet:gecko", "Gary"),
+    ("we got a kitten!! named her pudding 🐱", "pet:cat", "Pudding"),
+    ("got a corn snake!! calling her Marigold", "pet:snake", "Marigold"),
+    ("we just adopted a greyhound called Luna, how often should she be walked", "pet:dog", "Luna"),
+])
+def test_a_pet_named_in_the_next_breath(text: str, key: str, name: str) -> None:
+    assert ("add", "user", key, name) in _found(text)

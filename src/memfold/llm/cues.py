@@ -121,8 +121,8 @@ _MEMORY_REQUEST = re.compile(
     r"for the future))?[,:]?(?: that\b| the fact that\b)?[,:]?\s+(?P<rest>(?!(?:what|who|where|when|which|how|"
     r"if|whether|to)\b).+?)[?.!\s]*$", re.IGNORECASE)
 # "can you remember my cat's name? it's Tofu": the request names the thing, the answer follows
-_ASKED_TO_KEEP = re.compile(_LEAD + _ASK + _REQUESTS_TO_KEEP + r"\s+(?P<what>(?:my|our) [^?.!]+?)\s*\?$",
-                            re.IGNORECASE)
+_ASKED_TO_KEEP = re.compile(_LEAD + r"(?:" + _ASK + _REQUESTS_TO_KEEP + r"\s+|(?:hm+|um+|uh+|oh)?[,.]*\s*)"
+                            r"(?P<what>(?:my|our) [^?.!]+?)\s*\?$", re.IGNORECASE)
 _ANSWER = re.compile(r"^(?:it's|its|it is|that's|thats|that is|she's|shes|he's|hes|they're|theyre|"
                      r"they are)\s+(?P<value>.+)$", re.IGNORECASE)
 # "remind me to call mom on Sunday", "don't let me forget the report is due on the 15th":
@@ -259,15 +259,49 @@ def _framing_cues(text: str, words: int, cues: Cues) -> None:
 
 
 def _answers_joined(said: list[str]) -> list[str]:
-    """'Can you remember my cat's name? It's Tofu.' -> "my cat's name is Tofu." (one statement)."""
+    """'Can you remember my cat's name? It's Tofu.' -> "my cat's name is Tofu."; 'i have a
+    gecko!! his name is gary' -> 'i have a gecko named Gary' (one statement)."""
     out: list[str] = []
     for sentence in said:
         asked = _ASKED_TO_KEEP.match(out[-1]) if out else None
         answer = _ANSWER.match(sentence) if asked else None
+        named = _NAMED_NEXT.match(sentence) if out and _GOT_ONE.search(out[-1]) else None
         if asked and answer:
             out[-1] = f"{asked['what']} is {answer['value']}"
+        elif named:  # the name capitalised, as the pet rules read names
+            out[-1] = f"{out[-1].rstrip('!.🐱🐶 ')} named {named['name'][:1].upper()}{named['name'][1:]}"
         else:
             out.append(sentence)
+    return out
+
+
+# "we got a kitten!! named her pudding", "got a corn snake!! calling her Marigold"
+_GOT_ONE = re.compile(r"\b(?:i|we)?\s*(?:just |finally )?(?:have|got|adopted|'ve got|bought|rescued) (?:an? |a new )"
+                      r"[\w -]{2,30}[!.]*\W*$", re.IGNORECASE)
+_NAMED_NEXT = re.compile(r"^(?:(?:his|her|its|their) names?(?: is|'s)?|(?:he|she|it)(?:'s| is) called|"
+                         r"(?:calling|named|called) (?:him|her|it))\s+(?P<name>[^\W\d_][\w'-]*)\W*$",
+                         re.IGNORECASE)
+
+
+# "my son Amir is 9 and obsessed with dinosaurs, any museum ideas?", "i live in Cape Town,
+# best day hikes?": the question's lead is a statement (a sentence with a question mark is
+# no content of its own); the tail is a question word or request, or a few words after a comma
+_QUESTION_TAIL = re.compile(
+    r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
+    r"(?:(?:so|and|but|then)\s+)?(?:(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
+    r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
+    r"pls|please)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|my|we|we're|our)\b", re.IGNORECASE)
+
+
+def statements_in_questions(text: str) -> list[str]:
+    """The statement leads of ``text``'s questions ("i live in Cape Town, best day hikes?")."""
+    out = []
+    for sentence in sentences(text):
+        tail = _QUESTION_TAIL.search(sentence) if sentence.rstrip().endswith("?") or "?" in sentence[-3:] else None
+        lead = sentence[:tail.start()].strip() if tail else ""
+        if len(lead.split()) >= 2 and is_content_sentence(lead):
+            out.append(lead)
     return out
 
 
@@ -279,6 +313,8 @@ def content_sentences(text: str) -> list[str]:
         sentence = unwrap_request(sentence)
         if is_reminder_request(sentence) or is_content_sentence(sentence):
             out.append(sentence)
+        elif _FIRST_PERSON.search(sentence):  # a first-person lead of a question is content
+            out.extend(statements_in_questions(sentence))
     return out
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from memfold.llm.cues import content_sentences, is_content_sentence
+from memfold.llm.cues import content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, product_kind, slug, speaker_subject
 from memfold.llm.people import KnownPeople
@@ -73,7 +73,9 @@ _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|m
 _HEALTH = ("diabetes|asthma|adhd|anxiety|depression|celiac disease|arthritis|migraines|"
            "epilepsy|insomnia|a bad back|high blood pressure|dyslexia|autism")
 _PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
-         "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?")
+         "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?|pythons?|"
+         "geckos?|bearded dragons?|chinchillas?|gerbils?|hedgehogs?|axolotls?|tarantulas?|iguanas?|"
+         "chickens?|hens?|ducks?|goats?|pigs?|ponies|pony|mice|rats?|budgies?|cockatiels?|parakeets?")
 _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|sisters|"
               "grandparents|twins|sister|brother|mom|mum|mother|dad|father|son|daughter|friend|"
               "best friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
@@ -752,14 +754,18 @@ _BREEDS = ("beagles?|labradors?|retrievers?|poodles?|terriers?|spaniels?|collies
 _SPECIES = r"(?P<species>(?i:(?:[\w-]+ ){0,2}?(?:" + _PETS + "|" + _BREEDS + r")))"
 _PET_RULES = (
     # "we have a dog named Biscuit, a two-year-old beagle", "I've got a cat called Miso"
-    re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own| adopted| got) "
-               r"(?:an? |one |a pet )?)"
+    re.compile(r"(?:\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )|"
+               r"^(?i:(?:just |finally )?(?:got|adopted) ))(?i:"
+               r"(?:an? |one |a pet |a new )?)"
                + _SPECIES + r",? (?i:named|called) " + _NAME
                + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|"
                r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40}))?"),
     # "my dog Biscuit is a golden retriever", "my dog's name is Max", "our cat, Luna, ..."
     re.compile(r"\b(?i:my|our) " + _SPECIES + r"(?i:'s name is| is named| is called|,)? "
                + _NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
+    # "our new kitten is called bao": a name said lower case after "called" / "named"
+    re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r"(?i:'s name is| is named| is called| named|"
+               r" called) (?P<name>(?!(?i:the|a|an|after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,})\b"),
     # "I have two cats, Miso and Tofu"
     re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own) (?:two|three|2|3) )" + _SPECIES
                + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
@@ -785,11 +791,12 @@ def _pet_facts(sentence: str, speaker: str) -> list[Found]:
             continue
         groups = m.groupdict()
         second = groups.get("name2")
-        names = m["name"] + (f" and {second}" if second else "")
+        name = proper(m["name"])  # "called bao": Bao
+        names = name + (f" and {second}" if second else "")
         found = [Found(speaker, f"pet:{_singular(m['species'])}", names, 3.0)]
         desc = clean_value(groups.get("desc") or "")
         if desc and not second and not _OBJECT_PRONOUN.match(desc):
-            found.append(Found(m["name"], "description", desc, 2.5))
+            found.append(Found(name, "description", desc, 2.5))
         return found
     return []
 
@@ -1276,7 +1283,7 @@ def fact_sentences(message: Message, content: list[str] | None = None,
     standard spelling, without a request to remember around them or sentence adverbs."""
     out = []
     statements = content if content is not None else content_sentences(message.text)
-    for sentence in [*statements, *_statements_in_questions(message.text)]:
+    for sentence in dict.fromkeys([*statements, *statements_in_questions(message.text)]):  # each once
         sentence = standard_spelling(sentence)
         # every rule needs "I", "my" or "call me", or is a short fragment ("Dentist by
         # trade", "Favorite team: Arsenal"), or names someone the speaker told us of ("ines
@@ -1442,25 +1449,6 @@ _INTO_QUESTION = re.compile(r",\s*(?:is|are|can|could|should|would|will|do|does|
 
 def _statements_before_questions(text: str) -> list[str]:
     return [text[:m.start()].rsplit(".", 1)[-1] for m in _INTO_QUESTION.finditer(text)]
-
-
-# "my son Amir is 9 and obsessed with dinosaurs, any museum ideas?": the question's lead is
-# a statement (content_sentences drops the whole sentence for its question mark)
-_QUESTION_TAIL = re.compile(
-    r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
-    r"(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
-    r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
-    r"pls|please)\b[^.!?]*\?\W*$", re.IGNORECASE)
-
-
-def _statements_in_questions(text: str) -> list[str]:
-    out = []
-    for sentence in split_sentences(text):
-        tail = _QUESTION_TAIL.search(sentence) if sentence.rstrip().endswith("?") or "?" in sentence[-3:] else None
-        lead = sentence[:tail.start()].strip() if tail else ""
-        if len(lead.split()) >= 3 and is_content_sentence(lead):
-            out.append(lead)
-    return out
 
 
 def states_own_fact(clause: str) -> bool:
