@@ -104,9 +104,18 @@ def test_a_hedge_or_a_when_is_no_part_of_the_value(text: str, key: str, value: s
     ("I'm an economics major", "education", "Economics"),
     ("I turned eighteen yesterday", "age", "18"),
     ("i'm twenty-five", "age", "25"),
+    ("Autumn is my favorite season by a mile.", "favorite:season", "Autumn"),
 ])
-def test_values_take_one_spelling(text: str, key: str, value: str) -> None:
+def test_values_and_keys_take_one_spelling(text: str, key: str, value: str) -> None:
     assert ("add", "user", key, value) in _found(text)
+
+
+@pytest.mark.parametrize(("text", "subject", "key"), [
+    ("my brother in law Musa is an imam in Kano", "user", "family:brother_in_law"),
+    ("my father in law is a retired pilot", "user's father-in-law", "job"),
+])
+def test_in_laws_are_not_parents_or_siblings(text: str, subject: str, key: str) -> None:
+    assert any(found[1:3] == (subject, key) for found in _found(text))
 
 
 @pytest.mark.parametrize(("text", "content"), [

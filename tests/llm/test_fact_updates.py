@@ -563,6 +563,7 @@ def test_someone_elses_relationship_news_is_not_the_speakers_status(text: str) -
      ("user", "18")),
     ({("Lukas", "age"): "15"}, "Lukas had his birthday yesterday - he's 16 now", ("Lukas", "16")),
     ({("Lars", "age"): "89"}, "Grandpa Lars celebrated his 90th birthday on Saturday", ("Lars", "90")),
+    ({("user", "age"): "29"}, "well. the big three-oh happened on saturday and i survived lol", ("user", "30")),
     # an age read this way only grows, by a few years: not a correction, not someone unnamed
     ({("Lina", "age"): "7"}, "lina turned five in that photo", None),
     ({("Lina", "age"): "7"}, "my niece just turned eight", None),

@@ -508,7 +508,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     (r"(?:^|[,;] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.][\w'&. -]*?) (?:is|are) my "
-     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>[a-z]+(?: (?!now\b|lately\b|again\b|too\b)[a-z]+)?)\b",
+     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
     (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
     (r"\bi (?:do|practi[cs]e|go) (?:a lot of |some |competitive )?(?P<v>[\w-]+ing(?: [\w-]+)?|"
@@ -752,6 +752,10 @@ _BREEDS = ("beagles?|labradors?|retrievers?|poodles?|terriers?|spaniels?|collies
            "pugs?|dachshunds?|corgis?|chihuahuas?|shepherds?|greyhounds?|tabb(?:y|ies)|"
            "goldfish|budgies?|cockatiels?|geckos?")
 _SPECIES = r"(?P<species>(?i:(?:[\w-]+ ){0,2}?(?:" + _PETS + "|" + _BREEDS + r")))"
+# words that end a lower-case name ("called bao and she ...", "named gordon ramsay lmao")
+_NOT_SECOND_NAME = ("and|but|so|or|lol|lmao|haha|he|she|it|they|is|was|who|because|now|too|btw|from|in|at|on|"
+                    "for|with|the|a|an|after|by|since|when|if|which|that|like|tho|though|ngl|tbh|its|it's|"
+                    "hes|shes|he's|she's|we|i|im|i'm|and|just|also|really|omg")
 _PET_RULES = (
     # "we have a dog named Biscuit, a two-year-old beagle", "I've got a cat called Miso"
     re.compile(r"(?:\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )|"
@@ -765,7 +769,8 @@ _PET_RULES = (
                + _NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
     # "our new kitten is called bao": a name said lower case after "called" / "named"
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r"(?i:'s name is| is named| is called| named|"
-               r" called) (?P<name>(?!(?i:the|a|an|after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,})\b"),
+               r" called) (?P<name>(?!(?i:the|a|an|after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,}"
+               r"(?: (?!(?i:" + _NOT_SECOND_NAME + r")\b)[^\W\d_]{2,})?)\b"),
     # "I have two cats, Miso and Tofu"
     re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own) (?:two|three|2|3) )" + _SPECIES
                + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
@@ -1305,6 +1310,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     (r"\bwont\b", "won't"), (r"\bdidnt\b", "didn't"), (r"\bb-?days?\b", "birthday"),
     (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
     (r"\bmy sis\b", "my sister"), (r"\bmy bro\b", "my brother"),
+    (r"\b(mother|father|sister|brother|son|daughter|parents) in law\b", r"\1-in-law"),
     # "allergic to shellfish n my daughter is 4", "i live in kreuzberg w my partner": a lone
     # lower-case "n" is "and", a lone "w" before a determiner "with"
     (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an)\b)", " with "),
@@ -1721,7 +1727,9 @@ _AGE_REACHED = re.compile(
     r"|\b(?P<who3>[a-z]+)(?:'s| is|s)\s+(?:now\s+)?" + _AGE_SAID.replace("age", "age3")
     + r"(?:\s+years? old)?\s+now\b"
     r"|(?:^|[,.!]\s*|\bso\s+)" + _AGE_SAID.replace("age", "age4") + r"\s+now\b"
-    r"|\bcelebrated\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+birthday)",
+    r"|\bcelebrated\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+birthday"
+    r"|(?:\b(?P<who6>[a-z]+)\s+(?:just\s+)?(?:hit|reached|turned)\s+)?\bthe\s+big\s+"
+    r"(?P<age6>(?:three|four|five|six|seven|eight|nine)[- ]?oh)\b)",
     re.IGNORECASE)
 _PRONOUNS = frozenset("he she they his her their hes shes".split())
 _MAX_AGE_STEP = 10  # an age read this way only grows, by a few years at most (not a correction)
@@ -1738,8 +1746,8 @@ def age_grown(message: Message, content: list[str],
     speaker = speaker_subject(message)
     text = standard_spelling(" ".join(content) if content else message.text)
     for m in _AGE_REACHED.finditer(text):
-        who = next((m[g] for g in ("who", "who3", "who5") if m[g]), None)
-        said = next(m[g] for g in ("age", "age2", "age3", "age4", "age5") if m[g])
+        who = next((m[g] for g in ("who", "who3", "who5", "who6") if m[g]), None)
+        said = next(m[g] for g in ("age", "age2", "age3", "age4", "age5", "age6") if m[g])
         age = said if said.isdigit() else number_words(said)
         subject = _aged_subject(who, text, speaker, current)
         old = current.get((subject, "age"), "") if subject else ""

@@ -237,6 +237,8 @@ _TENS = {w: 10 * n for n, w in enumerate("_ _ twenty thirty forty fifty sixty se
 def number_words(raw: str) -> str | None:
     """'twenty five' / 'twenty-six' -> '25' / '26' (an age said in words); None if not one."""
     words = re.findall(r"[a-z]+", raw.lower())
+    if len(words) >= 2 and words[1] == "oh" and words[0] in _UNITS:  # "the big three-oh": 30
+        return str(10 * _UNITS[words[0]])
     for n, word in enumerate(words):
         if word in _TENS:
             unit = _UNITS.get(words[n + 1], 0) if n + 1 < len(words) and _UNITS.get(words[n + 1], 10) < 10 else 0
