@@ -25,7 +25,7 @@ from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, product_kin
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
-from memfold.llm.values import DATE_FORMS
+from memfold.llm.values import DATE_FORMS, DEMONYMS
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
@@ -82,6 +82,7 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
               "partner|boyfriend|girlfriend|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
               "nephew|colleague|coworker|kid|child|stepmom|stepdad|stepson|stepdaughter|"
               "twin brother|twin sister|mother-in-law|father-in-law|sister-in-law|brother-in-law|"
+              "son-in-law|daughter-in-law|parents-in-law|"
               "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather")
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
@@ -121,6 +122,8 @@ _NEGATED = re.compile(r"\b(?:no longer|not anymore|anymore|any more|not any ?mor
 _NATIONALITY = re.compile(
     r"\b(?:I'm|I am) (?:a |an )?(?P<v>[A-Z][a-z]+(?:an|ish|ese|ian|ch|i))\b")
 _IS_RELIGION = re.compile(_RELIGION, re.IGNORECASE)
+# "my aunt is a Buddhist nun", "my wife is Brazilian": no name
+_DEMONYM_WORDS = frozenset(word for demonym in DEMONYMS.values() for word in demonym.split())
 _CAPITAL_NAME = re.compile(
     r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
 
@@ -733,7 +736,8 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             continue
         relative = f"{speaker}'s {rel}"
         named = "name" in m[0].lower() or " called" in m[0].lower() or " named" in m[0].lower()
-        if (value[:1].isupper() or named) and len(value.split()) <= 2:  # "my wife is Maria"
+        if (value[:1].isupper() or named) and len(value.split()) <= 2 \
+                and not (_IS_RELIGION.match(value) or value.split()[0].lower() in _DEMONYM_WORDS):  # "my wife is Maria"
             found.append(Found(speaker, _relation_key(rel, value), value, 2.5))
             found.extend(_status_from_title(rel, speaker))
         elif value.lower().startswith("from "):
@@ -1317,6 +1321,10 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter)s (?=called|named)", r"\1's "),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
      r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten)s (?=name|birthday|age|job)", r"\1's "),
+    # "my dads a taxi driver", "my sisters an engineer": "my dad is a ..."
+    (r"\b(my (?:wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|friend|girlfriend|"
+     r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never)\b)",
+     r"\1 is "),
 ))
 
 

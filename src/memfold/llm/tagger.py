@@ -339,7 +339,7 @@ _RELATIONS = frozenset({*RELATION_CANON.values(), *PARTNER_WORDS, *CHILD_WORDS, 
     "sister brother aunt uncle cousin niece nephew grandma grandpa friend boss manager coworker "
     "colleague bestie bff "
     "roommate flatmate neighbor neighbour stepmom stepdad mother-in-law father-in-law sister-in-law "
-    "brother-in-law parents grandparents teacher coach landlord landlady").split()})
+    "brother-in-law son-in-law daughter-in-law parents-in-law parents grandparents teacher coach landlord landlady").split()})
 
 
 # -- the runtime -----------------------------------------------------------------------------
