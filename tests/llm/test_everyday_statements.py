@@ -146,3 +146,19 @@ def test_a_statement_before_a_question_reaches_the_profile() -> None:
 ])
 def test_a_pet_named_in_the_next_breath(text: str, key: str, name: str) -> None:
     assert ("add", "user", key, name) in _found(text)
+
+
+@pytest.mark.parametrize(("text", "subject", "job"), [
+    ("I teach yoga.", "user", "yoga teacher"),
+    ("I teach at Greenfield Primary.", "user", "teacher"),
+    ("I'm not a barista anymore, I manage the café now.", "user", "café manager"),
+    ("My uncle Femi owns a restaurant in Peckham.", "Femi", "restaurant owner"),
+    ("my dads a taxi driver in lagos", "user's dad", "taxi driver"),
+])
+def test_a_job_said_as_what_someone_does(text: str, subject: str, job: str) -> None:
+    assert ("add", subject, "job", job) in _found(text)
+
+
+@pytest.mark.parametrize("text", ["I own a car", "I teach my kids to swim"])
+def test_owning_a_thing_or_teaching_family_is_no_job(text: str) -> None:
+    assert not any(key == "job" for _, _, key, _ in _found(text))

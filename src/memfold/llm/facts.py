@@ -25,7 +25,7 @@ from memfold.llm.keys import SINGLE_VALUED, canonical_key, fact_key, product_kin
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
-from memfold.llm.values import DATE_FORMS, DEMONYMS
+from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
@@ -457,6 +457,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi was born (?:on )?(?P<v>(?:" + _MONTH_WORDS + r")\s+\d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
      r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + _MONTH_WORDS + r")(?:,? \d{4})?)", "birthday", 3.0),
     (r"\bmy (?:job title|title|role) is (?:an? )?" + _V, "job", 3.0),
+    # "I teach yoga", "I own a bakery", "I manage the café": the job as what one does
+    # (values.normalise_value makes "yoga teacher"); not "I teach my kids to swim"
+    (r"\bi (?:now |currently |still )?(?P<v>teach (?!(?:at|in|for|my|our|him|her|them|me|you|it|kids|people)\b)"
+     r"[\w-]+(?: (?!(?:at|in|for|to|and|on|with)\b)[\w-]+)?)", "job", 3.0),
+    (r"\bi (?:now |currently |still )?(?P<v>(?:own|manage) (?:a |an |the |my own )?(?:little |small |tiny )?"
+     r"(?:" + BUSINESSES + r"))\b", "job", 3.0),
     # "I'm now a citizen of Germany", "my Singapore citizenship came through" (the country is
     # stored as its demonym, values.DEMONYMS)
     (r"\bi(?:'m| am|'ve become| became| have become) (?:now )?an? (?:proud |full |new )?citizen of (?:the )?"

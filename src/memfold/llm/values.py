@@ -51,6 +51,13 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad)$", re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
+# a job said as what one does ("I teach yoga", "Femi owns a restaurant", "I manage the café")
+BUSINESSES = ("restaurant|shop|store|café|cafe|coffee shop|bakery|bar|salon|business|company|gym|studio|farm|"
+              "pub|bookshop|bookstore|boutique|agency|clinic|hotel|food truck|startup|daycare|nursery|"
+              "garage|brewery|winery|florist|barbershop|dental practice|practice|franchise|hostel|b&b")
+_AGENT = re.compile(r"^(?P<verb>teach|teaches|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
+                    r"her own |their own |our own )?(?P<what>[\w&'-]+(?: [\w&'-]+)?))?$", re.IGNORECASE)
+_AGENTS = {"teach": "teacher", "teache": "teacher", "own": "owner", "manage": "manager"}
 _MAJOR = re.compile(r"\s+(?:major|minor)$", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
 
@@ -300,6 +307,8 @@ def normalise_value(key: str, raw: str) -> str:
         return condition(value).lower()
     if family == "team":  # "the web team", "legal department": the team is "web", "legal"
         value = _TEAM_WORD.sub("", value) or value
+    if family == "job" and (agent := _AGENT.match(value)):  # "teach yoga": yoga teacher
+        value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower().rstrip("s")]]))
     if family in LOWER_FAMILIES:
         return value.lower()
     if family == "education":  # "an economics major": the subject is economics
