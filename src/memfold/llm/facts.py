@@ -461,6 +461,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     # (values.normalise_value makes "yoga teacher"); not "I teach my kids to swim"
     (r"\bi (?:now |currently |still )?(?P<v>teach (?!(?:at|in|for|my|our|him|her|them|me|you|it|kids|people)\b)"
      r"[\w-]+(?: (?!(?:at|in|for|to|and|on|with)\b)[\w-]+)?)", "job", 3.0),
+    (r"\bi (?:now |currently |still )?(?P<v>teach)(?= (?:at|in) (?:a |an |the )?(?-i:[A-Z]))", "job", 3.0),
     (r"\bi (?:now |currently |still )?(?P<v>(?:own|manage) (?:a |an |the |my own )?(?:little |small |tiny )?"
      r"(?:" + BUSINESSES + r"))\b", "job", 3.0),
     # "I'm now a citizen of Germany", "my Singapore citizenship came through" (the country is
