@@ -162,3 +162,23 @@ def test_a_job_said_as_what_someone_does(text: str, subject: str, job: str) -> N
 @pytest.mark.parametrize("text", ["I own a car", "I teach my kids to swim"])
 def test_owning_a_thing_or_teaching_family_is_no_job(text: str) -> None:
     assert not any(key == "job" for _, _, key, _ in _found(text))
+
+
+@pytest.mark.parametrize(("text", "content"), [
+    ("can u give me gym ideas, im 45 and have a bad knee", ["im 45 and have a bad knee"]),
+    ("what should i cook, my wife is vegan", ["my wife is vegan"]),
+    ("how are you, im good thanks", []),  # a pleasantry, not a statement of fact
+])
+def test_a_statement_after_a_request_is_content(text: str, content: list[str]) -> None:
+    from memfold.llm.cues import content_sentences
+
+    assert content_sentences(text) == content
+
+
+@pytest.mark.parametrize(("text", "subject", "key"), [
+    ("My dad Ahmed has Parkinson's.", "Ahmed", "health:parkinson_s"),
+    ("my best friend Obi has sickle cell disease", "Obi", "health:sickle_cell_disease"),
+    ("I have high cholesterol", "user", "health:high_cholesterol"),
+])
+def test_named_conditions_are_health(text: str, subject: str, key: str) -> None:
+    assert any(found[1:3] == (subject, key) for found in _found(text))

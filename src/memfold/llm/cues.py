@@ -294,12 +294,23 @@ _QUESTION_TAIL = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|my|we|we're|our)\b", re.IGNORECASE)
 
 
+# "can u give me gym ideas, im 45 and have a bad knee": a request, then a statement
+_STATEMENT_AFTER_REQUEST = re.compile(
+    r"^[^,?]{3,80}[,;]\s*(?P<statement>(?!(?:i'm|im|i am) (?:good|fine|ok|okay|great|well|alright|doing|not bad|"
+    r"so|just|sorry|glad|happy|sure|curious|wondering|asking|trying|thinking|looking)\b)"
+    r"(?:i'm|im|i am|i have|i've|ive|my|we're|we have|we've)\b[^?]+)[.!]*$",
+    re.IGNORECASE)
+
+
 def statements_in_questions(text: str) -> list[str]:
-    """The statement leads of ``text``'s questions ("i live in Cape Town, best day hikes?")."""
+    """The statement leads of ``text``'s questions ("i live in Cape Town, best day hikes?"),
+    and statements after a request ("can u give me gym ideas, im 45")."""
     out = []
     for sentence in sentences(text):
         tail = _QUESTION_TAIL.search(sentence) if sentence.rstrip().endswith("?") or "?" in sentence[-3:] else None
         lead = sentence[:tail.start()].strip() if tail else ""
+        after = _STATEMENT_AFTER_REQUEST.match(sentence) if not tail and not is_content_sentence(sentence) else None
+        lead = after["statement"].strip() if after else lead
         if len(lead.split()) >= 2 and is_content_sentence(lead):
             out.append(lead)
     return out

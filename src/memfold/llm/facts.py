@@ -70,8 +70,17 @@ _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|m
              "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
              "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
              "rastafarian|seventh-day adventist|jehovah's witness")
-_HEALTH = ("diabetes|asthma|adhd|anxiety|depression|celiac disease|arthritis|migraines|"
-           "epilepsy|insomnia|a bad back|high blood pressure|dyslexia|autism")
+_HEALTH = ("diabetes|type [12] diabetes|prediabetes|asthma|adhd|anxiety|depression|celiac disease|coeliac disease|"
+           "arthritis|rheumatoid arthritis|osteoarthritis|migraines|epilepsy|insomnia|a bad back|a bad knee|"
+           "bad knees|high blood pressure|high cholesterol|hypertension|dyslexia|dyspraxia|autism|"
+           "parkinson's|parkinsons|alzheimer's|alzheimers|dementia|ms|multiple sclerosis|lupus|crohn's|"
+           "crohns|ibs|endometriosis|pcos|sickle cell(?: disease| anaemia| anemia)?|cystic fibrosis|"
+           "fibromyalgia|long covid|chronic fatigue|me/cfs|ptsd|ocd|bipolar(?: disorder)?|eczema|psoriasis|"
+           "tinnitus|sleep apnea|sleep apnoea|gout|anemia|anaemia|hypothyroidism|hyperthyroidism|"
+           "a pacemaker|a heart condition|heart disease|kidney disease|cancer|breast cancer|"
+           "prostate cancer|leukemia|leukaemia|lymphoma|a herniated disc|scoliosis|glaucoma|"
+           "cataracts|hearing loss|vertigo|tourette's|tourettes|cerebral palsy|down syndrome|"
+           "a stammer|a stutter|chronic pain|back pain|hay fever|hayfever")
 _PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
          "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?|pythons?|"
          "geckos?|bearded dragons?|chinchillas?|gerbils?|hedgehogs?|axolotls?|tarantulas?|iguanas?|"
