@@ -182,3 +182,14 @@ def test_a_statement_after_a_request_is_content(text: str, content: list[str]) -
 ])
 def test_named_conditions_are_health(text: str, subject: str, key: str) -> None:
     assert any(found[1:3] == (subject, key) for found in _found(text))
+
+
+@pytest.mark.parametrize(("text", "education"), [
+    ("I'm a second-year vet student at UCD", "second-year vet student at UCD"),
+    ("i'm an electrical engineering student at Universiti Malaya",
+     "electrical engineering student at Universiti Malaya"),
+])
+def test_a_student_at_a_school_is_education_not_a_job(text: str, education: str) -> None:
+    found = _found(text)
+    assert ("add", "user", "education", education) in found
+    assert not any(key in ("job", "employer") for _, _, key, _ in found)

@@ -1098,9 +1098,25 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
-    best = _one_key_per_value(best)
+    best = _students_study(_one_key_per_value(best))
     strength = strength if best else 0.0
     return [_to_extraction(item, message) for item in best.values()], strength
+
+
+_STUDENT = re.compile(r"\b(?:student|major|undergrad|postgrad|fresher|freshman|sophomore)\b", re.IGNORECASE)
+
+
+def _students_study(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
+    """"I'm a second-year vet student at UCD": a student's "job" is education, and the
+    school read as an employer is where they study ("second-year vet student at UCD")."""
+    for (subject, key), item in list(best.items()):
+        if key != "job" or not _STUDENT.search(item.value) or (subject, "education") in best:
+            continue
+        school = best.pop((subject, "employer"), None)
+        value = f"{item.value} at {school.value}" if school else item.value
+        del best[(subject, key)]
+        best[(subject, "education")] = replace(item, key="education", value=value)
+    return best
 
 
 def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
