@@ -399,7 +399,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"fan of|fond of|crazy about) " + _V, _likes_key, 2.5),
     (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
      r"don't enjoy) " + _V, "dislikes", 2.5),
-    (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?) (?:is|are|has to be) " + _V,
+    (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
+     r" (?:is|are|has to be) " + _V,
      _favorite_key, 3.0),
     (r"\bi (?:usually |always |generally )?prefer " + _V, "preference", 2.5),
     (r"\bmy hobb(?:y is|ies are|ies include) " + _V, "hobby", 3.0),
@@ -526,7 +527,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |real |total |biggest )?(?:weakness|go-to|"
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
-    (r"(?:^|[,;] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.][\w'&. -]*?) (?:is|are) my "
+    (r"(?:^|[,;] | [-\u2013\u2014] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
     (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
