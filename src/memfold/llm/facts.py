@@ -69,7 +69,8 @@ _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|m
              "protestant|anglican|methodist|baptist|lutheran|presbyterian|evangelical|pentecostal|"
              "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
              "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
-             "rastafarian|seventh-day adventist|jehovah's witness")
+             "rastafarian|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious|"
+             "spiritual but not religious")
 _HEALTH = ("diabetes|type [12] diabetes|prediabetes|asthma|adhd|anxiety|depression|celiac disease|coeliac disease|"
            "arthritis|rheumatoid arthritis|osteoarthritis|migraines|epilepsy|insomnia|a bad back|a bad knee|"
            "bad knees|high blood pressure|high cholesterol|hypertension|dyslexia|dyspraxia|autism|"
@@ -387,6 +388,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
      "relationship_status", 3.0),
     (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
+    (_I_AM + r"(?P<v>not (?:very |really |particularly |that )?religious)\b", "religion", 3.0),
     (r"(?:" + _I_AM + r"|\bi(?:'d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
      r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
      r"(?P<v>" + _RELIGION + r")\b", "religion", 3.0),
@@ -469,11 +471,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bmy (?:job title|title|role) is (?:an? )?" + _V, "job", 3.0),
     # "I teach yoga", "I own a bakery", "I manage the café": the job as what one does
     # (values.normalise_value makes "yoga teacher"); not "I teach my kids to swim"
+    # (weaker than "I'm a X": "I'm a poet and I teach part-time" is a poet)
     (r"\bi (?:now |currently |still )?(?P<v>teach (?!(?:at|in|for|my|our|him|her|them|me|you|it|kids|people)\b)"
-     r"[\w-]+(?: (?!(?:at|in|for|to|and|on|with)\b)[\w-]+)?)", "job", 3.0),
-    (r"\bi (?:now |currently |still )?(?P<v>teach)(?= (?:at|in) (?:a |an |the )?(?-i:[A-Z]))", "job", 3.0),
+     r"[\w-]+(?: (?!(?:at|in|for|to|and|on|with|part-time|full-time|online|privately|now)\b)[\w-]+)?)", "job", 2.2),
+    (r"\bi (?:now |currently |still )?(?P<v>teach)(?= (?:at|in) (?:a |an |the )?(?-i:[A-Z]))", "job", 2.2),
     (r"\bi (?:now |currently |still )?(?P<v>(?:own|manage) (?:a |an |the |my own )?(?:little |small |tiny )?"
-     r"(?:" + BUSINESSES + r"))\b", "job", 3.0),
+     r"(?:" + BUSINESSES + r"))\b", "job", 2.2),
     # "I'm now a citizen of Germany", "my Singapore citizenship came through" (the country is
     # stored as its demonym, values.DEMONYMS)
     (r"\bi(?:'m| am|'ve become| became| have become) (?:now )?an? (?:proud |full |new )?citizen of (?:the )?"
