@@ -193,3 +193,20 @@ def test_a_student_at_a_school_is_education_not_a_job(text: str, education: str)
     found = _found(text)
     assert ("add", "user", "education", education) in found
     assert not any(key in ("job", "employer") for _, _, key, _ in found)
+
+
+@pytest.mark.parametrize(("text", "partner"), [
+    ("my dads girlfriend is pam", ("user's dad", "Pam")),
+    ("my sister's boyfriend is called pablo", ("user's sister", "Pablo")),
+    ("my brother kofi's girlfriend is ama", ("Kofi", "Ama")),
+    ("my girlfriend is Ana", ("user", "Ana")),
+])
+def test_a_partner_title_belongs_to_whoever_owns_it(text: str, partner: tuple[str, str]) -> None:
+    from memfold.llm.tagger import packaged_tagger
+
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    facts, _strength = extract_facts(message, tagger=packaged_tagger())
+    partners = {(fact.subject, fact.value) for fact in facts if fact.key == "partner"}
+    assert partners == {partner}
+    statuses = {fact.subject for fact in facts if fact.key == "relationship_status"}
+    assert statuses <= ({"user"} if partner[0] == "user" else set())  # someone else's partner: no status

@@ -1210,7 +1210,7 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
                  for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
         found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
-        found = [_thingless(f) for f in found]
+        found = _partners_of_others([_thingless(f) for f in found], sentence, speaker)
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)])
@@ -1276,6 +1276,32 @@ _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|they|they're|theyre
 # ...except what names the third person: a relation ("baby Aiko was born, shes 3 weeks old")
 # or the speaker's own pronouns ("Pronouns he/him")
 _THIRD_PERSON_KEYS = ("partner", "child", "family", "identity")
+
+
+# "my dad's girlfriend is pam", "kofi's girlfriend is ama", "freya lives with her boyfriend
+# callum": a partner title owned by someone other than the speaker
+_OWNED_PARTNER = re.compile(
+    r"(?:\bmy\s+(?P<rel>(?:best\s+)?[a-z-]+)(?:'s|s)|\b(?P<name>[a-z][\w-]+)'s|\b(?P<pronoun>his|her|their))\s+"
+    r"(?:new\s+|current\s+)?(?:girlfriend|boyfriend|gf|bf|wife|husband|partner|fianc[eé]e?|lady friend|"
+    r"hubby|missus)\b", re.IGNORECASE)
+
+
+def _partners_of_others(found: list[Found], sentence: str, speaker: str) -> list[Found]:
+    """The tagger reads a partner title's name as the speaker's partner; when the title is
+    someone else's, the partner is theirs (a pronoun's owner is unknown: dropped), and the
+    speaker's status the title implied goes too."""
+    m = _OWNED_PARTNER.search(sentence)
+    if m is None or not any(f.key == "partner" and f.subject == speaker for f in found):
+        return found
+    if m["rel"]:
+        owner: str | None = f"{speaker}'s {_REL_CANON.get(m['rel'].lower(), m['rel'].lower())}"
+    else:
+        owner = proper(m["name"]) if m["name"] and m["name"].lower() != "my" else None
+    out = [replace(f, subject=owner) if f.key == "partner" and f.subject == speaker else f for f in found
+           if owner or not (f.key == "partner" and f.subject == speaker)]
+    if not status_phrases(sentence):
+        out = [f for f in out if not (f.key == "relationship_status" and f.subject == speaker)]
+    return out
 
 
 def _about_someone_else(sentence: str, fact: Found, speaker: str) -> bool:
