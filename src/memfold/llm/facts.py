@@ -1433,7 +1433,8 @@ def _only_the_thing(item: Found) -> bool:
 # a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
 # "I'm not vegetarian anymore, I eat fish now" is a negated clause and a positive one
 _CLAUSE_BREAK = re.compile(
-    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|\s+(?:and|but)\s+)(?=(?:i|my)\b)", re.IGNORECASE)
+    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|\s+(?:and|but)\s+)(?=(?:i|my)\b|(?:(?:just|then|now|finally)\s+)?"
+    r"(?:took|got|moved|started|joined|switched|went|became|landed|signed|accepted)\b)", re.IGNORECASE)
 # "I now work as", "I'm still vegetarian", "I actually live in": the adverb says when or
 # how sure, not what; dropping it lets the rules (written for "I work as") read the verb
 _SENTENCE_ADVERB = re.compile(
