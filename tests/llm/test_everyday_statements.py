@@ -210,3 +210,16 @@ def test_a_partner_title_belongs_to_whoever_owns_it(text: str, partner: tuple[st
     assert partners == {partner}
     statuses = {fact.subject for fact in facts if fact.key == "relationship_status"}
     assert statuses <= ({"user"} if partner[0] == "user" else set())  # someone else's partner: no status
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("can you call me dani from now on? nobody uses daniel except my mum", "name", "Dani"),
+    ("went veggie last month so no meat suggestions pls", "diet", "vegetarian"),
+    ("no longer with the nhs, took a job at bupa. private sector ugh", "employer", "Bupa"),
+])
+def test_casual_changes_are_read(text: str, key: str, value: str) -> None:
+    assert ("add", "user", key, value) in _found(text)
+
+
+def test_asking_to_be_called_back_is_no_name() -> None:
+    assert not any(key == "name" for _, _, key, _ in _found("can you call me a taxi? or call me back later?"))

@@ -133,10 +133,19 @@ _REMINDER_REQUEST = re.compile(
     r"calendar))\b(?!\s+(?:what|who|where|which|how|whether|if|of my)\b)", re.IGNORECASE)
 
 
+# "can you call me dani from now on?": the name asked for is a statement of it
+_CALL_ME = re.compile(_LEAD + _ASK + r"call me (?P<name>(?!(?:a|an|the|back|later|when|if|tomorrow|tonight|at|on|"
+                      r"in|after|before|now|asap|please|pls|plz|up|out|sometime|whenever|anytime|first|again)\b)"
+                      r"[^\W\d_][\w'-]*)\b(?P<rest>[^?]*)\?*\s*$", re.IGNORECASE)
+
+
 def unwrap_request(sentence: str) -> str:
     """The statement a request to remember wraps ("remember that X?" -> "X.")."""
     m = _MEMORY_REQUEST.match(sentence.strip())
-    return f"{m['rest']}." if m else sentence
+    if m:
+        return f"{m['rest']}."
+    called = _CALL_ME.match(sentence.strip())
+    return f"call me {called['name']}{called['rest']}." if called else sentence
 
 
 def is_reminder_request(sentence: str) -> bool:

@@ -61,7 +61,7 @@ _NOT_JOBS = frozenset(
     "follower admirer optimist pessimist realist perfectionist".split())
 _PARENT = frozenset(
     "mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
-_DIETS = ("vegetarian|vegan|pescatarian|keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
+_DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
           "dairy[- ]free|kosher|halal|plant[- ]based")
 _IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
              "non-?binary|asexual|pansexual")
@@ -341,8 +341,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_HAVE + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}?(?P<item>" + _POSSESSIONS + r"))\b",
      _possession_key, 2.0),
     # "I've gone vegan", "I went vegetarian last year", "I switched to keto"
-    (r"\b(?:i|we)(?:'ve| have)? (?:gone|went|turned|become|became|switched to|started|going) "
-     r"(?:fully |completely |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
+    (r"(?:\b(?:i|we)(?:'ve| have)? |^\W*(?:(?:just|finally|officially)\s+)?)(?:gone|went|turned|become|became|"
+     r"switched to|started|going) (?:fully |completely |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\bi (?:currently |now |still )?(?:live|reside)(?: just| right)? (?:in|near|"
      r"outside(?: of)?|close to|on the outskirts of) " + _V, "location", 3.0),
     (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, "location", 3.0),
