@@ -471,7 +471,7 @@ class _ReadsPetName:
 def test_a_pets_name_beats_a_reading_that_is_only_its_kind() -> None:
     # the rules read "i have a cat" as pet:cat = cat (weight 2.5), the tagger the name (1.9)
     facts, _ = extract_facts(_message("i have a cat named miso"), tagger=_ReadsPetName())  # type: ignore[arg-type]
-    assert [(f.key, f.value) for f in facts if f.key.startswith("pet:")] == [("pet:cat", "miso")]
+    assert [(f.key, f.value) for f in facts if f.key.startswith("pet:")] == [("pet:cat", "Miso")]  # a pet name is capitalised
 
 
 @pytest.mark.parametrize(("stored", "text", "expected"), [

@@ -285,6 +285,13 @@ wales:welsh|yemen:yemeni|zambia:zambian|zimbabwe:zimbabwean"""
 DEMONYMS = dict(tuple(pair.split(":")) for pair in _DEMONYM_TABLE.replace("\n", "|").split("|") if pair)
 
 
+def _pet_name(key: str, value: str) -> bool:
+    """A pet key's value that is a name, not the kind ("pet:cat = tofu", not "pet:cat = new cat")."""
+    kind = key.partition(":")[2].replace("_", " ")
+    words = value.lower().split()
+    return 0 < len(words) <= 2 and not (kind and kind.split()[-1] in words) and _looks_like_name(value)
+
+
 def normalise_value(key: str, raw: str) -> str:
     """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
     family = key.split(":", 1)[0]
@@ -301,8 +308,8 @@ def normalise_value(key: str, raw: str) -> str:
     if key in NAME_KEYS or family in NAME_FAMILIES:  # "my son Tomas's roommate": the name is Tomas
         value = _POSSESSIVE.sub("", value) or value
     if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
-            family == "pet" and value[:1].isupper()):
-        return proper(value)
+            family == "pet" and (value[:1].isupper() or _pet_name(key, value))):
+        return proper(value)  # a pet's name, however typed ("a kitten called tofu": Tofu)
     if family == "health":
         return condition(value).lower()
     if family == "team":  # "the web team", "legal department": the team is "web", "legal"
