@@ -69,8 +69,7 @@ _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|m
              "protestant|anglican|methodist|baptist|lutheran|presbyterian|evangelical|pentecostal|"
              "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
              "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
-             "rastafarian|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious|"
-             "spiritual but not religious")
+             "rastafarian|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious")
 _HEALTH = ("diabetes|type [12] diabetes|prediabetes|asthma|adhd|anxiety|depression|celiac disease|coeliac disease|"
            "arthritis|rheumatoid arthritis|osteoarthritis|migraines|epilepsy|insomnia|a bad back|a bad knee|"
            "bad knees|high blood pressure|high cholesterol|hypertension|dyslexia|dyspraxia|autism|"
