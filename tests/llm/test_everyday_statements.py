@@ -94,6 +94,9 @@ def test_not_into_something_is_a_dislike_and_not_into_it_anymore_is_a_change() -
      "true crime podcasts"),
     ("i love studio ghibli movies sm, recommend something similar?", "likes:studio_ghibli_movies",
      "studio ghibli movies"),
+    ("ngl i hate cilantro it tastes like soap so pls leave it out", "dislikes:cilantro", "cilantro"),
+    ("my goal is to run a marathon by 2027", "goal:run_a_marathon", "run a marathon"),
+    ("Could you hang on to this: I'm a huge Formula 1 fan.", "likes:formula_1", "Formula 1"),
 ])
 def test_a_hedge_or_a_when_is_no_part_of_the_value(text: str, key: str, value: str) -> None:
     assert ("add", "user", key, value) in _found(text)

@@ -114,7 +114,8 @@ def sentences(text: str) -> list[str]:
 _LEAD = r"^(?:(?:hey|hi|ok|okay|so|also|oh|and|btw|fyi|one more thing|quick one)[,!:]?\s+)*"
 _ASK = r"(?:(?:can|could|would|will) (?:you|u)\s+)?(?:please\s+|pls\s+|plz\s+)?"
 _REQUESTS_TO_KEEP = (r"(?:remember|note|keep in mind|bear in mind|make a note|take a note|note down|jot down|"
-                     r"write down|save|store|log|add to my notes|keep track of|make a note of|take note of)")
+                     r"write down|save|store|log|add to my notes|keep track of|make a note of|take note of|"
+                     r"hang on to|hold on to|hold onto|hang onto)")
 # "can you remember that my wife's name is Priya?": the request wraps a statement
 _MEMORY_REQUEST = re.compile(
     _LEAD + _ASK + _REQUESTS_TO_KEEP + r"(?: (?:this|that|for later|"

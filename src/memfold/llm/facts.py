@@ -100,7 +100,11 @@ _V = r"(?P<v>[^.,!?;:\n()]+)"
 # intensifier, not the value
 _HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|seriously|so|super|i|i'm|im|it|"
           r"a lot|for real|a million)|with a passion|so much|a lot|big time|at all|sm|"
-          r"(?:on|during|in) my (?:commute|way to work|spare time|free time|downtime|days off|lunch breaks?)")
+          r"(?:on|during|in) my (?:commute|way to work|spare time|free time|downtime|days off|lunch breaks?)|"
+          # "cilantro it tastes like soap": a reason; "finish Comrades in June": when
+          r"(?:it|they) (?:tastes?|smells?|looks?|feels?|makes?|gives?)|it's|they're|"
+          r"(?:in|by) (?:january|february|march|april|may|june|july|august|september|october|november|"
+          r"december|summer|winter|spring|autumn|the end of|end of|next year|this year|\d{4})")
 _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|at|in|"
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
@@ -979,7 +983,8 @@ def _only_time_words(value: str) -> bool:
 _REMEMBER_REQUEST = re.compile(
     r"^(?:(?:ok(?:ay)?|oh|also|and|btw|fyi|just|one more thing)[,:!]?\s+)*(?:please\s+|pls\s+)?"
     r"(?:(?:do |please )?(?:remember|note|keep in mind|bear in mind|don't forget|make a note|"
-    r"take note|note down|write down|save|keep track of)(?: (?:this|that|for (?:later|the future|next time)))?"
+    r"take note|note down|write down|save|keep track of|hang on to|hold on to|hold onto|hang onto)"
+    r"(?: (?:this|that|for (?:later|the future|next time)))?"
     r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
     r"fyi|heads up)(?: that| the fact that)?[,:!]?\s+", re.IGNORECASE)
 _FRAGMENT_WORDS = 12
