@@ -620,3 +620,19 @@ def test_a_stored_persons_status_from_news_about_them(stored: dict[tuple[str, st
     found = status_of_stored_person(message, sentences(text), stored)
     assert [(f.subject, f.value) for f in found] == ([expected] if expected else [])
     assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("user", "family:therapist"): "Dr. Osei"}, "switched therapists, seeing dr. lindqvist now", "dr. lindqvist"),
+    ({("user", "family:best_friend"): "Olu"}, "olu and i fell out ngl. closest mate these days is dani", "Dani"),
+    ({("user", "family:landlord"): "Mr Kowalski"}, "were renting from some guy called steven now", "Steven"),
+    ({("user", "family:dentist"): "Dr Ahmed"}, "my dentist retired, new dentist is dr mbeki", "dr mbeki"),
+    ({("user", "family:dentist"): "Dr Ahmed"}, "I love my dentist", None),
+])
+def test_someone_new_in_a_stored_role(stored: dict[tuple[str, str], str], text: str, expected: str | None) -> None:
+    from memfold.llm.facts import role_successor
+
+    message = _message(text)
+    found = role_successor(message, sentences(text), stored)
+    assert [f.value.lower() for f in found] == ([expected.lower()] if expected else [])
+    assert all(grounding_problem(f, message) is None for f in found)

@@ -103,7 +103,7 @@ _REQUEST = re.compile(
 
 # no break after an initial or a title ("Fontaines D.C. are my favourite band", "J.P. Morgan",
 # "Dr. Osei"): the rest of the sentence would be read, or dropped, on its own
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)\s+|\n+")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)(?<!\b(?:mr|ms|dr)\.)(?<!\bmrs\.)\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:

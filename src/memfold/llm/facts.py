@@ -1857,7 +1857,17 @@ _SUCCESSOR = (
         r"\bnew (?:roommate|flatmate|housemate)[!:,.]*\s+(?:is\s+)?" + _PERSON_WORD.replace("name", "name2")
         + r"|\bnew (?:guy|girl|person|lodger) in the (?:spare |empty |old )?room is " + _PERSON_WORD.replace("name", "name3"),
         re.IGNORECASE)),
+    (("best_friend",), re.compile(
+        r"\b(?:my )?(?:closest|best|bestest) (?:mate|friend|pal|buddy)(?: (?:these days|now|nowadays))? is (?:now )?"
+        + _PERSON_WORD, re.IGNORECASE)),
+    (("landlord", "landlady"), re.compile(
+        r"\brenting from (?:some |a |this )?(?:guy|woman|man|lady|bloke|company|couple)? ?(?:called |named )?"
+        + _PERSON_WORD, re.IGNORECASE)),
 )
+_TITLED_PERSON = r"(?P<name>(?:dr|mr|mrs|ms|miss|prof)\.? [^\W\d_][\w'-]+|" + _PERSON_WORD[len("(?P<name>"):]
+# "switched therapists, seeing dr. lindqvist now", "new dentist is dr mbeki": any stored role
+_NEW_ROLE = (r"\b(?:new|switched|changed|different)\s+(?:{role})s?\b[^.?!]*?\b(?:is|seeing|with|called|named|now)\s+"
+             + _TITLED_PERSON)
 
 
 def role_successor(message: Message, content: list[str],
@@ -1875,6 +1885,18 @@ def role_successor(message: Message, content: list[str],
         name = next((m[g] for g in ("name", "name2", "name3") if g in m.groupdict() and m[g]), None) if m else None
         if name and _folded(name) != _folded(current[(speaker, keys[0])]):
             return [_to_extraction(Found(speaker, keys[0], name, 3.0), message)]
+    return _new_in_role(text, speaker, current, message)
+
+
+def _new_in_role(text: str, speaker: str, current: dict[tuple[str, str], str],
+                 message: Message) -> list[FactExtraction]:
+    for (subject, key), old in current.items():
+        role = key.partition(":")[2]
+        if subject != speaker or not key.startswith("family:") or not role:
+            continue
+        m = re.search(_NEW_ROLE.format(role=re.escape(role).replace("_", "[ _]")), text, re.IGNORECASE)
+        if m and _folded(m["name"]) != _folded(old):
+            return [_to_extraction(Found(speaker, key, m["name"], 3.0), message)]
     return []
 
 

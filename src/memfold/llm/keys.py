@@ -63,7 +63,8 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
                   "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
-                  "neighbour": "neighbor", "roomie": "roommate"}
+                  "neighbour": "neighbor", "roomie": "roommate", "gp": "doctor", "physician": "doctor",
+                  "co worker": "coworker", "workmate": "coworker", "work colleague": "colleague"}
 # one word per kind of pet ("pup" and "puppy" are a dog, a beagle is a dog: the key is the
 # kind of animal, so "we adopted a beagle called Waffles" replaces the dog who died)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
