@@ -1292,10 +1292,11 @@ _OWNED_PARTNER = re.compile(
 
 def _partners_of_others(found: list[Found], sentence: str, speaker: str) -> list[Found]:
     """The tagger reads a partner title's name as the speaker's partner; when the title is
-    someone else's, the partner is theirs (a pronoun's owner is unknown: dropped), and the
-    speaker's status the title implied goes too."""
+    someone else's, the partner is theirs, and the speaker's status the title implied goes
+    too. A pronoun's owner ("my brother Emeka lives with his wife Ngozi") is left to the
+    person the message names (``_about_known_person``)."""
     m = _OWNED_PARTNER.search(sentence)
-    if m is None or not any(f.key == "partner" and f.subject == speaker for f in found):
+    if m is None or m["pronoun"] or not any(f.key == "partner" and f.subject == speaker for f in found):
         return found
     if m["rel"]:
         owner: str | None = f"{speaker}'s {_REL_CANON.get(m['rel'].lower(), m['rel'].lower())}"
