@@ -536,7 +536,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^|[,;] | [-\u2013\u2014] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
-    (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: order| ever)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
+    (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: (?!(?:unlocked|alert|update|ever)\b)[a-z]+)?)"
+     r"(?: order| ever| unlocked| alert| update)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
     (r"\bi (?:do|practi[cs]e|go) (?:a lot of |some |competitive )?(?P<v>[\w-]+ing(?: [\w-]+)?|"
      r"yoga|pilates|karate|judo|crossfit|parkour|pottery|boxing|taekwondo)\b(?! (?:to|for|with|at)\b)",
      "hobby", 2.5),
