@@ -14,7 +14,8 @@ another, from training/LABELLING.md alone, before the fact tagger existed (commi
   ``RecallResult.intents`` against 253 labelled questions (accuracy);
 * profile facts: each statement ingested for a fresh user, then ``Memory.profile(user)``:
   a fact counts when the profile holds its subject and key with the value (normalised:
-  case, articles and punctuation ignored); per-value keys (``likes:X``, ``hobby:X`` ...)
+  case, articles and punctuation ignored; a relative by any word for them, "user's father"
+  being the stored "user's dad", as ``Memory.profile`` looks them up); per-value keys (``likes:X``, ``hobby:X`` ...)
   are compared on their family and value, since the slug follows the value's wording;
 * updates: each scenario's earlier messages, then the change an hour later, for a fresh
   user: detected when the profile's value for the key is the new one and the changelog
@@ -39,7 +40,7 @@ from typing import Any
 
 from memfold.config import Settings, build_memory
 from memfold.llm.base import RouteContext
-from memfold.llm.keys import MULTI_VALUED, canonical_key
+from memfold.llm.keys import MULTI_VALUED, canonical_key, canonical_subject
 from memfold.memory import Memory
 from memfold.models import Message
 
@@ -94,8 +95,14 @@ def key_matches(expected: str, got: str) -> bool:
     return canonical_key(expected) == canonical_key(got)
 
 
+def same_subject(expected: str, got: str) -> bool:
+    """One person by one spelling of their relation (``canonical_subject``: the set's
+    "user's father" is the stored "user's dad"), case ignored."""
+    return canonical_subject(expected).casefold() == canonical_subject(got).casefold()
+
+
 def fact_found(expected: dict[str, str], profile: list[Any]) -> bool:
-    return any(f.subject.casefold() == expected["subject"].casefold()
+    return any(same_subject(expected["subject"], f.subject)
                and key_matches(expected["key"], f.key) and value_matches(expected["value"], f.value)
                for f in profile)
 

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int], None]
 _T = TypeVar("_T")
+_S = TypeVar("_S", str, None)
 
 
 @dataclass(frozen=True)
@@ -648,18 +649,18 @@ class Memory(LayerMethods):
     # -- profile ----------------------------------------------------------------------
 
     def profile(self, user_id: str, subject: str | None = None) -> list[ProfileFact]:
-        return self.stores.profile.list(_require_user(user_id), subject)
+        return self.stores.profile.list(_require_user(user_id), _stored_subject(subject))
 
     def profile_history(self, user_id: str, subject: str | None = None,
                         key: str | None = None) -> list[ProfileChange]:
-        return self.stores.profile.history(_require_user(user_id), subject, key)
+        return self.stores.profile.history(_require_user(user_id), _stored_subject(subject), key)
 
     def set_fact(self, user_id: str, key: str, value: str, *, sources: Sequence[str],
                  subject: str = "user", reason: str = "set by hand") -> ProfileChange | None:
         """Write a profile fact; ``sources`` must name stored messages (no evidence, no write)."""
         from memfold.errors import EvidenceRequiredError
 
-        user_id = _require_user(user_id)
+        user_id, subject = _require_user(user_id), _stored_subject(subject)
         if not sources:
             raise EvidenceRequiredError("a profile write needs at least one source msg_id")
         from memfold.sensitive import is_secret_fact
@@ -683,7 +684,7 @@ class Memory(LayerMethods):
 
     def delete_fact(self, user_id: str, key: str, *, subject: str = "user",
                     reason: str = "deleted by the user") -> ProfileChange | None:
-        user_id = _require_user(user_id)
+        user_id, subject = _require_user(user_id), _stored_subject(subject)
         with self._exclusive():
             return self._user_transaction([user_id], lambda: self.stores.profile.delete(
                 user_id, subject, key, reason=reason))
@@ -736,7 +737,7 @@ class Memory(LayerMethods):
 
     def explain(self, user_id: str, subject: str, key: str) -> Explanation:
         """How memfold knows a fact: the value, every change with its time, the sources quoted."""
-        user_id = _require_user(user_id)
+        user_id, subject = _require_user(user_id), _stored_subject(subject)
         changes = self.stores.profile.history(user_id, subject, key)
         cited = list(dict.fromkeys(s for c in changes for s in c.sources))
         return Explanation(user_id=user_id, subject=subject, key=key,
@@ -951,6 +952,13 @@ class Memory(LayerMethods):
             from memfold.errors import StoreClosedError
 
             raise StoreClosedError("this Memory was closed", hint="open it again with Memory.open()")
+
+
+def _stored_subject(subject: _S) -> _S:
+    """The subject as the router stores it: "user's grandad" is "user's grandpa"."""
+    from memfold.llm.keys import canonical_subject
+
+    return canonical_subject(subject) if isinstance(subject, str) else subject
 
 
 def _require_user(user_id: str | None) -> str:

@@ -58,6 +58,18 @@ def test_set_fact_explain_and_delete_keep_the_changelog(api, user):
     assert len(api.profile_history(user, "user", "diet")) >= 2
 
 
+def test_a_relative_is_found_by_any_word_for_them(api, user):
+    api.ingest(msg("g1", "My grandad lives in Galway.", user=user))
+    api.set_fact(user, "location", "Galway", sources=["g1"], subject="user's granddad")
+    assert [f.value for f in api.profile(user, "user's grandad")] == ["Galway"]
+    assert [f.subject for f in api.profile(user, "user's grandfather")] == ["user's grandpa"]
+    assert "user's granddad" not in {f.subject for f in api.profile(user)}
+    assert api.explain(user, "user's gramps", "location").current is not None
+    assert api.profile_history(user, "user's grandad", "location")[-1].new_value == "Galway"
+    api.delete_fact(user, "location", subject="user's grandfather")
+    assert api.profile(user, "user's grandpa") == []
+
+
 def test_context_fits_its_budget_and_quotes_the_evidence(api, user):
     api.ingest(msg("c1", "My dentist appointment is with Dr. Okafor at the Alameda clinic.", user=user))
     context = api.context("Who is my dentist?", user, budget_tokens=400)

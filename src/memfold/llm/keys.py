@@ -64,7 +64,13 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
                   "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
                   "neighbour": "neighbor", "roomie": "roommate", "gp": "doctor", "physician": "doctor",
-                  "co worker": "coworker", "workmate": "coworker", "work colleague": "colleague"}
+                  "co worker": "coworker", "workmate": "coworker", "work colleague": "colleague",
+                  # a role said by its verb ("Marta coaches our running club", "Prof Mensah
+                  # supervises my thesis"): the agent noun, never the verb stem "coache"
+                  "coaches": "coach", "supervises": "supervisor", "teaches": "teacher", "mentors": "mentor",
+                  "trains": "trainer", "tutors": "tutor",
+                  "step dad": "stepdad", "step father": "stepdad", "stepfather": "stepdad",
+                  "step mum": "stepmom", "step mom": "stepmom", "stepmother": "stepmom", "stepmum": "stepmom"}
 # one word per kind of pet ("pup" and "puppy" are a dog, a beagle is a dog: the key is the
 # kind of animal, so "we adopted a beagle called Waffles" replaces the dog who died)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
@@ -124,9 +130,17 @@ PRODUCT_KINDS = {
 }
 
 
+# model numbers of makers of many kinds of thing: Samsung's A/S/Z phones, Sony's Alpha cameras
+_PRODUCT_LINES = ((re.compile(r"\bsamsung (?:galaxy )?(?:[asz]\d{1,2}|note ?\d{1,2}|flip|fold)"), "phone"),
+                  (re.compile(r"\bsony (?:alpha |a)\d"), "camera"),
+                  (re.compile(r"\bapple watch\b"), "watch"))
+
+
 def product_kind(value: str) -> str | None:
     """The kind of thing ``value`` names by its brand or product line ("Tesla Model Y" ->
     car, "pixel 8a" -> phone), pairs of words first; None when no word says it."""
+    if line := next((kind for pattern, kind in _PRODUCT_LINES if pattern.search(value.lower())), None):
+        return line
     words = re.findall(r"[a-z0-9-]+", value.lower())
     pairs = [f"{a} {b}" for a, b in zip(words, words[1:])]
     singles = [w for w in words if w not in ("sony", "apple", "samsung")]
@@ -141,11 +155,26 @@ def canonical_key(key: str) -> str:
     if table is None or not thing:
         return key
     words = " ".join(re.findall(r"[a-z0-9]+", thing.lower()))  # "brother-in-law" -> "brother in law"
+    if family == "family" and words.endswith(" in"):  # "my brother in law kenji": the tagger's "brother in"
+        words += " law"
     if family in ("family", "favorite") and words not in table:
         words = _singular(words)  # "switched therapists, seeing Maren now": one person, one relation
     elif words not in table and words.split()[-1:] and words.split()[-1] in table:
         words = words.split()[-1]  # "golden retriever" is a retriever, so a dog
     return f"{family}:{table.get(words, words).replace(' ', '_')}"
+
+
+_RELATIVE_SUBJECT = re.compile(r"^(?P<owner>.+?)'s (?P<relation>[a-z]+(?: [a-z]+)?)$", re.IGNORECASE)
+
+
+def canonical_subject(subject: str) -> str:
+    """``user's grandad`` -> ``user's grandpa``: a relative by the one spelling the router
+    stores (``RELATION_CANON``), so a lookup by another word for them finds their facts."""
+    m = _RELATIVE_SUBJECT.match(subject.strip())
+    relation = " ".join(m["relation"].lower().split()) if m else ""
+    if not m or relation not in RELATION_CANON:
+        return subject
+    return f"{m['owner']}'s {RELATION_CANON[relation]}"
 
 
 def _singular(words: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfold.errors import EvidenceRequiredError, InvalidInputError
-from memfold.llm.keys import speaker_subject
+from memfold.llm.keys import canonical_subject, speaker_subject
 from memfold.models import (
     DocumentChunk,
     Event,
@@ -120,6 +120,8 @@ def fact_refusal(message: Message, fact: FactExtraction) -> str | None:
 
 def _apply_fact(stores: Stores, message: Message, fact: FactExtraction,
                 out: dict[str, list[Any]]) -> None:
+    # one spelling per relative whatever the backend wrote ("user's mum" is "user's mom")
+    fact = fact.model_copy(update={"subject": canonical_subject(fact.subject)})
     slot = f"{fact.subject}.{fact.key}"
     if fact.action == "none":
         return
