@@ -43,6 +43,14 @@ CHANGES = [
     ("possession:phone", "I have an iPhone 12.", "switched to a pixel 8a, loving it", "iPhone 12", "pixel 8a"),
     ("pet:dog", "I have a golden retriever named Biscuit.",
      "Biscuit passed away in the spring. We adopted a beagle called Waffles.", "Biscuit", "Waffles"),
+    # a department is a team; a promotion said as "they made me"; a role said by its verb
+    ("team", "I work in HR, mostly payroll questions.", "hr is behind me, I work in the legal department now",
+     "hr", "legal"),
+    ("job", "I'm a line cook.", "not on the line anymore, they made me kitchen manager", "line cook",
+     "kitchen manager"),
+    ("diet", "I'm pescatarian.", "back to eating meat after my doctor flagged low iron, so no more pescatarian rules",
+     "pescatarian", "omnivore"),
+    ("family:coach", "Ines coaches our swim club.", "ines moved away so Pablo coaches us now", "Ines", "Pablo"),
 ]
 
 
@@ -75,6 +83,8 @@ RELATIVES = [
      "marta quit the bank last month, shes a paramedic now and loves it", "bank teller", "paramedic"),
     ("Tomás", "location", "my brother Tomás lives in Bogotá",
      "tomas moved to Medellín btw, says the weather is way better there", "Bogotá", "Medellín"),
+    # looked up by another word for the relative than the one stored ("user's grandma")
+    ("user's gran", "location", "my gran lives in Galway", "gran moved into a care home in Sligo", "Galway", "Sligo"),
 ]
 
 
@@ -83,7 +93,7 @@ RELATIVES = [
                          ids=[c[0] for c in RELATIVES])
 def test_a_relatives_fact_changes_when_a_later_message_names_them_casually(
         memory: Memory, subject: str, key: str, before: str, after: str, old: str, new: str) -> None:
-    user = f"relative-{key}"
+    user = f"relative-{key}-{zlib.crc32(before.encode()):08x}"
     for n, text in enumerate((before, after)):
         memory.ingest({"msg_id": f"{user}-{n}", "user_id": user, "text": text,
                        "ts": (T0 + timedelta(hours=n)).isoformat()})

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memfold.llm.facts import extract_facts
-from memfold.llm.values import birthday, normalise_value
+from memfold.llm.values import birthday, gerund, normalise_value
 from memfold.models import Message
 from memfold.router.grounding import grounding_problem
 
@@ -20,6 +20,17 @@ def _found(text: str) -> set[tuple[str, str, str, str]]:
     message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
     facts, _strength = extract_facts(message)
     for fact in facts:  # every value read must pass the router's grounding check
+        assert grounding_problem(fact, message) is None, fact
+    return {(fact.action, fact.subject, fact.key, normalise_value(fact.key, fact.value)) for fact in facts}
+
+
+def _tagged(text: str) -> set[tuple[str, str, str, str]]:
+    """What the rules and the packaged tagger read together (the router's default)."""
+    from memfold.llm.tagger import packaged_tagger
+
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    facts, _strength = extract_facts(message, tagger=packaged_tagger())
+    for fact in facts:
         assert grounding_problem(fact, message) is None, fact
     return {(fact.action, fact.subject, fact.key, normalise_value(fact.key, fact.value)) for fact in facts}
 
@@ -226,3 +237,84 @@ def test_casual_changes_are_read(text: str, key: str, value: str) -> None:
 
 def test_asking_to_be_called_back_is_no_name() -> None:
     assert not any(key == "name" for _, _, key, _ in _found("can you call me a taxi? or call me back later?"))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I work in HR, recruiting mostly", ("add", "user", "team", "hr")),
+    ("i work in the finance department of a hospital", ("add", "user", "team", "finance")),
+    ("i work in the msk team as a physio", ("add", "user", "team", "msk")),
+    ("my sister Carmen works in accounts payable", ("add", "Carmen", "team", "accounts payable")),
+    ("my husband Lars is in the R&D team at Vestas", ("add", "Lars", "team", "r&d")),
+    ("I work in retail", ("add", "user", "job", "retail")),
+    ("I work in Leeds", ("add", "user", "location", "Leeds")),
+])
+def test_a_department_is_a_team_not_a_place_or_a_job(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("My mentor Dr. Adeyemi runs the oncology department at UCH.", ("add", "user", "family:mentor", "Dr. Adeyemi")),
+    ("my boss Mr Okafor is nigerian and loves golf", ("add", "Mr Okafor", "nationality", "Nigerian")),
+    ("my brother in law kenji is a sushi chef in osaka", ("add", "user", "family:brother_in_law", "Kenji")),
+    ("my step dad Gareth is a welsh speaker", ("add", "user", "family:stepdad", "Gareth")),
+    ("my stepmother Ruth is a nurse", ("add", "user", "family:stepmom", "Ruth")),
+    ("My mum is 68 and has type 2 diabetes", ("add", "user's mom", "age", "68")),
+])
+def test_a_relative_is_named_with_their_title_and_keyed_by_one_spelling(
+        text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact", "not_fact"), [
+    ("my ex wife and i share custody of our daughter maya, shes 6", ("add", "Maya", "age", "6"),
+     ("add", "user", "age", "6")),
+    ("this is my daughters account, shes 9 and her name is Freya", ("add", "Freya", "age", "9"),
+     ("add", "user", "age", "9")),
+    ("my cat Mochi is 14 and has kidney disease", ("add", "Mochi", "age", "14"),
+     ("add", "Mochi", "description", "14")),
+    ("my dog Taco is a 4 year old chihuahua mix", ("add", "Taco", "age", "4"), ("add", "user", "age", "4")),
+])
+def test_an_age_said_of_she_or_he_belongs_to_the_one_named(text: str, fact: tuple[str, ...],
+                                                            not_fact: tuple[str, ...]) -> None:
+    found = _tagged(text)
+    assert fact in found and not_fact not in found
+
+
+def test_an_age_of_she_stays_unassigned_when_two_people_are_named() -> None:
+    found = _tagged("my son Leo and my daughter Ana, shes 6, love the beach")
+    assert not {f for f in found if f[2] == "age" and f[1] in ("user", "Leo")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("im a stay at home dad with twins", ("add", "user", "job", "stay at home dad")),
+    ("i work as a nanny for two lil boys", ("add", "user", "job", "nanny")),
+    ("I am a 58-year-old long-distance lorry driver", ("add", "user", "job", "long-distance lorry driver")),
+    ("im from Lagos originally but i live in Manchester", ("add", "user", "hometown", "Lagos")),
+    ("I no longer live in Dhaka, I've settled in Chittagong near my in-laws.",
+     ("add", "user", "location", "Chittagong")),
+    ("we moved out of the city, living in a village near Ghent now", ("add", "user", "location", "village near Ghent")),
+    ("Not pulling shots anymore, they made me café manager.", ("add", "user", "job", "café manager")),
+])
+def test_a_value_is_the_thing_said_not_its_surroundings(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I can read music.", ("add", "user", "skill:read_music", "read music")),
+    ("not to brag but i can solve a rubiks cube in under a minute",
+     ("add", "user", "skill:solve_a_rubiks_cube", "solve a rubiks cube")),
+    ("ok fun fact i can juggle", ("add", "user", "skill:juggling", "juggling")),
+    ("i can swim", ("add", "user", "skill:swimming", "swimming")),
+    ("I can speak French", ("add", "user", "skill:french", "French")),
+])
+def test_a_skill_said_with_can_is_the_verb_with_its_object_or_the_activity(
+        text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("verb", "activity"), [
+    ("juggle", "juggling"), ("swim", "swimming"), ("knit", "knitting"), ("sew", "sewing"),
+    ("ski", "skiing"), ("see", "seeing"), ("visit", "visiting"), ("draw", "drawing"), ("running", "running"),
+])
+def test_the_activity_of_a_verb(verb: str, activity: str) -> None:
+    assert gerund(verb) == activity

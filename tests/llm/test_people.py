@@ -153,7 +153,8 @@ def test_a_pet_owns_no_pet() -> None:
 @pytest.mark.parametrize(("value", "kind"), [
     ("Tesla Model Y", "car"), ("pixel 8a", "phone"), ("Samsung Galaxy S21", "phone"),
     ("Galaxy Tab S9", "tablet"), ("MacBook Air", "laptop"), ("kobo libra 2", "e_reader"),
-    ("blue Brompton", "bike"), ("Sony A7 IV", None), ("a red one", None)])
+    ("blue Brompton", "bike"), ("Sony A7 IV", "camera"), ("samsung a15", "phone"),
+    ("Sony WH-1000XM5", None), ("Samsung TV", None), ("a red one", None)])
 def test_a_brand_or_product_line_says_what_a_possession_is(value: str, kind: str | None) -> None:
     assert product_kind(value) == kind
 

@@ -227,7 +227,7 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
     qualifiers = [r for r in roles if r.tag == "QUAL"]
     out = []
     for mark in values:
-        value = _without_edge_words(sentence[mark.start:mark.end])
+        value = _without_edge_words(_with_surname(sentence, mark.start, mark.end))
         if not value:
             continue
         qualifier = _nearest(qualifiers, mark, sentence)
@@ -243,6 +243,18 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
         if key is not None:
             out.append(TaggedFact(subject, key, value, mark.confidence))
     return out
+
+
+_TITLE = re.compile(r"(?:dr|mr|mrs|ms|miss|prof)\.?", re.IGNORECASE)
+_SURNAME = re.compile(r"\.?\s+[A-Za-z\u00c0-\u024f][\w'-]+")
+
+
+def _with_surname(sentence: str, start: int, end: int) -> str:
+    """The span, and the name after it when the span is a bare title ("Mr" of "my boss Mr
+    Okafor", "Dr" of "Dr. Adeyemi"): a title alone names nobody."""
+    span = sentence[start:end]
+    after = _SURNAME.match(sentence, end) if _TITLE.fullmatch(span.strip()) else None
+    return sentence[start:after.end()] if after else span
 
 
 def _partner_title(sentence: str, qualifier: str | None) -> str | None:
@@ -318,7 +330,7 @@ def _subject_of(mark: Mark, subjects: Sequence[Mark], sentence: str, speaker: st
         between = re.findall(r"[\w']+", sentence[subject.end:mark.start].lower())
         if _FIRST_PERSON.intersection(between):
             break
-        return _subject_name(sentence[subject.start:subject.end], speaker)
+        return _subject_name(_with_surname(sentence, subject.start, subject.end), speaker)
     return speaker
 
 

@@ -47,8 +47,25 @@ _FILLER = re.compile(
     r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|for me|rn|atm|"
     r"lately|way more|for now|to|of|in|at|on|for|with|from|by|and|or))+$",
     re.IGNORECASE)
+# a place said with how one got there or what is near it: the place is the words between
+_PLACE_LEAD = re.compile(r"^(?:(?:settled|living|based|moved|relocated|now)\s+)+(?:in|to)\s+", re.IGNORECASE)
+# ("a village near Bath" is a place; "near my in-laws" says who is near)
+_PLACE_TAIL = re.compile(r"\s+(?:originally|for|near (?:my|our|his|her|their|the|work|family)|with|since|because|"
+                         r"where|which|who|as|but|after)\b.*$",
+                         re.IGNORECASE)
+_AGED = re.compile(r"^\d{1,3}[- ]years?[- ]old\s+", re.IGNORECASE)
+_JOB_TAIL = re.compile(r"\s+for\s+.*$", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
-_TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad)$", re.IGNORECASE)
+# "the finance department of a hospital": the team is "finance"
+_TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad|division|unit)\b.*$", re.IGNORECASE)
+# the departments of an organisation: "I work in HR" says a team, not a place or a job
+DEPARTMENTS = ("hr|human resources|finance|accounts|accounts payable|accounts receivable|accounting|payroll|"
+               "procurement|purchasing|marketing|sales|legal|compliance|it|it support|tech support|"
+               "customer support|customer service|customer success|qa|quality assurance|r&d|research and development|"
+               "operations|ops|logistics|admissions|recruitment|recruiting|talent acquisition|communications|comms|"
+               "pr|public relations|facilities|risk|audit|treasury|product|engineering|infra|infrastructure|"
+               "security|data|analytics|business development|partnerships|support|the front office|back office")
+DEPARTMENT = re.compile(r"^(?:the )?(?:" + DEPARTMENTS + r")(?: (?:team|department|dept|division))?$", re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
 # a job said as what one does ("I teach yoga", "Femi owns a restaurant", "I manage the café")
@@ -57,7 +74,8 @@ BUSINESSES = ("restaurant|shop|store|café|cafe|coffee shop|bakery|bar|salon|bus
               "garage|brewery|winery|florist|barbershop|dental practice|practice|franchise|hostel|b&b")
 _AGENT = re.compile(r"^(?P<verb>teach|teaches|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
                     r"her own |their own |our own )?(?P<what>[\w&'-]+(?: [\w&'-]+)?))?$", re.IGNORECASE)
-_AGENTS = {"teach": "teacher", "teache": "teacher", "own": "owner", "manage": "manager"}
+_AGENTS = {"teach": "teacher", "teaches": "teacher", "own": "owner", "owns": "owner",
+           "manage": "manager", "manages": "manager"}
 _MAJOR = re.compile(r"\s+(?:major|minor)$", re.IGNORECASE)
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
 
@@ -101,17 +119,27 @@ _EATS_MEAT = re.compile(r"\b(?:eat|eating|eats|having|have)\b(?: \w+){0,3}? (?:m
 # "not vegetarian anymore", "no longer doing keto", "gave up being vegan", "keto's done",
 # "back to eating normally": no restricted diet
 RESTRICTED_DIETS = frozenset("vegan vegetarian veggie pescatarian keto paleo".split())
-_RESTRICTED = r"(?:" + "|".join(sorted(RESTRICTED_DIETS)) + r"|plant-based|plant based)"
+_RESTRICTED = r"(?:" + "|".join(sorted(RESTRICTED_DIETS)) + r"|plant-based|plant based|low-carb|low carb)"
 _DIET_GIVEN_UP = re.compile(
-    r"\b(?:not|no longer|stopped being|quit being|gave up being|gave up|quit|stopped|dropped)\s+"
-    r"(?:(?:a|being|doing|eating|on)\s+)?" + _RESTRICTED + r"\b"
-    r"|\b" + _RESTRICTED + r"(?: s| is| was) (?:done|over|finished)\b"
-    r"|\b(?:back to eating|eating|eat|eats) (?:normally|like a normal person)\b")
+    r"\b(?:not|no longer|no more|stopped being|quit being|gave up being|gave up|quit|stopped|dropped)\s+"
+    r"(?:(?:a|being|doing|eating|on)\s+)?(?:the\s+)?" + _RESTRICTED + r"\b"
+    r"|\b" + _RESTRICTED + r"(?: s| is| was) (?:done|over|finished|dead to me)\b"
+    r"|\b(?:back to eating|eating|eat|eats) (?:normally|like a normal person|carbs again)\b")
+# "not eating meat", "I don't eat meat", "stopped eating meat": the meat is denied near it
+# (a "no" elsewhere in the sentence, "no more pescatarian rules", denies nothing of it);
+# "t" is what is left of "don't", "didn't" once the apostrophe is gone
+_MEAT_DENIALS = frozenset("no not t dont didnt doesnt cant never nor stopped quit without avoid cut".split())
+
+
+def _meat_eaten(low: str) -> bool:
+    m = _EATS_MEAT.search(low)
+    near = low[:m.start()].split()[-3:] + m[0].split() if m else []
+    return bool(m) and not _MEAT_DENIALS & set(near)
 
 
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
-    if _EATS_MEAT.search(low) and not re.search(r"\b(?:no|not|don't|dont|never)\b", low):
+    if _meat_eaten(low):
         return "omnivore"
     if _DIET_GIVEN_UP.search(low):
         return "omnivore"
@@ -227,6 +255,18 @@ _CONDITIONS = {"diabetic": "diabetes", "asthmatic": "asthma", "epileptic": "epil
                "insomniac": "insomnia", "hypertensive": "hypertension"}
 
 
+def gerund(verb: str) -> str:
+    """'juggle' -> 'juggling', 'swim' -> 'swimming', 'sew' -> 'sewing': the activity a verb names."""
+    low = verb.lower()
+    if low.endswith("ing") and len(low) > 5:
+        return verb
+    if low.endswith("e") and not low.endswith(("ee", "ye", "oe")) and len(low) > 2:
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", low) and len(low) <= 4:  # swim, run, knit
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
 def condition(raw: str) -> str:
     """'type 1 diabetic' -> 'type 1 diabetes', 'lactose intolerant' -> 'lactose intolerance'."""
     words = raw.split()
@@ -314,14 +354,18 @@ def normalise_value(key: str, raw: str) -> str:
         return condition(value).lower()
     if family == "team":  # "the web team", "legal department": the team is "web", "legal"
         value = _TEAM_WORD.sub("", value) or value
+    if family == "job":  # "a 58-year-old lorry driver", "nanny for two lil boys": the job
+        value = _JOB_TAIL.sub("", _AGED.sub("", value)) or value
     if family == "job" and (agent := _AGENT.match(value)):  # "teach yoga": yoga teacher
-        value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower().rstrip("s")]]))
+        value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower()]]))
     if family in LOWER_FAMILIES:
         return value.lower()
     if family == "education":  # "an economics major": the subject is economics
         value = _MAJOR.sub("", value) or value
     if family == "nationality":
         value = DEMONYMS.get(value.lower(), value)
+    if family in ("location", "hometown"):  # "settled in Chittagong near my in-laws": Chittagong
+        value = _PLACE_TAIL.sub("", _PLACE_LEAD.sub("", value)) or value
     if family in PLACE_KEYS:
         return proper(value)
     return value  # likes, hobbies, possessions: as typed ("Radiohead", "blue Brompton")
