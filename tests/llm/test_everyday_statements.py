@@ -318,3 +318,50 @@ def test_a_skill_said_with_can_is_the_verb_with_its_object_or_the_activity(
 ])
 def test_the_activity_of_a_verb(verb: str, activity: str) -> None:
     assert gerund(verb) == activity
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("we adopted a new pup, her name is kiwi", ("add", "user", "pet:dog", "Kiwi")),
+    ("he proposed on the beach and i said yes 💍", ("add", "user", "relationship_status", "engaged")),
+])
+def test_news_said_in_passing_is_read(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+def test_someone_elses_proposal_is_not_the_speakers_engagement() -> None:
+    assert not {f for f in _tagged("my brother finally proposed to his girlfriend") if f[2] == "relationship_status"}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("i'm doing a phd in neuroscience", ("add", "user", "education", "Phd in Neuroscience")),
+    ("Pls remember i'm doing my master's in economics at LSE.",
+     ("add", "user", "education", "master's in economics at LSE")),
+    ("im 19 and i study law at kings", ("add", "user", "education", "Law at Kings")),
+    ("i study psychology at uni of cape town, 2nd year", ("add", "user", "education", "Psychology at Uni of Cape Town")),
+])
+def test_a_course_keeps_its_degree_and_its_school(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["I study at night", "i study law at uni"])
+def test_when_or_where_one_studies_is_no_school(text: str) -> None:
+    assert not {f for f in _found(text) if f[2] == "education" and " at " in f[3].lower()}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("hi im mohammed", ("add", "user", "name", "Mohammed")),
+    ("hey its Chris", ("add", "user", "name", "Chris")),
+    ("I live in Portland, Maine.", ("add", "user", "location", "Portland, Maine")),
+    ("I'm from Lagos, Nigeria and I love jollof", ("add", "user", "hometown", "Lagos, Nigeria")),
+    ("seeing someone, early days", ("add", "user", "relationship_status", "dating")),
+    ("taken, happily in a relationship", ("add", "user", "relationship_status", "dating")),
+    ("my ex kept Luna, but I have a new pup, Bolt", ("add", "user", "pet:dog", "Bolt")),
+])
+def test_short_everyday_statements(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["hi im back", "hey its me", "hi its monday", "hey its raining", "hi im tired",
+                                  "I live in Leeds, I love it"])
+def test_a_greeting_or_a_clause_after_a_comma_names_nobody_and_no_region(text: str) -> None:
+    assert not {f for f in _found(text) if f[2] == "name" or ", " in f[3]}

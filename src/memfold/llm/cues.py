@@ -177,6 +177,14 @@ class Cues:
         self.reasons.append(f"{kind}+{weight:g}: {reason}")
 
 
+# "hi im mohammed", "hey its Chris": a greeting that says who is speaking is content
+SELF_INTRODUCTION = re.compile(
+    r"^\W*(?:hi+|hey+|hello|hiya|heya|yo|hola|morning|evening)[,!.\s]+(?:i'm|im|i am|it's|its|this is)\s+"
+    r"(?P<v>(?!(?:back|here|me|new|good|fine|ok|okay|just|so|not|sorry|bored|tired|home|done|the|a|an|"
+    r"still|also|really|very|great|well|late|early|cold|hot|sunny|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|christmas|my)\b)(?![\w'-]{3,}ing\b)[^\W\d_][\w'-]+)\W*$", re.IGNORECASE)
+
+
 def is_content_sentence(sentence: str) -> bool:
     """False for questions, greetings and reactions: sentences that carry no memory.
 
@@ -184,6 +192,8 @@ def is_content_sentence(sentence: str) -> bool:
     first-person clause ("That's so cool, I went there last year") is content.
     """
     low = sentence.lower().strip()
+    if SELF_INTRODUCTION.match(low):
+        return True
     if low.endswith("?") or _QUESTION_START.match(low) or _GREETING.match(low):
         return False
     rest = _INTERJECTION.sub("", low)
@@ -272,7 +282,7 @@ def _answers_joined(said: list[str]) -> list[str]:
     """'Can you remember my cat's name? It's Tofu.' -> "my cat's name is Tofu."; 'i have a
     gecko!! his name is gary' -> 'i have a gecko named Gary' (one statement)."""
     out: list[str] = []
-    for sentence in said:
+    for sentence in (part for whole in said for part in _naming_clause_apart(whole)):
         asked = _ASKED_TO_KEEP.match(out[-1]) if out else None
         answer = _ANSWER.match(sentence) if asked else None
         named = _NAMED_NEXT.match(sentence) if out and _GOT_ONE.search(out[-1]) else None
@@ -283,6 +293,15 @@ def _answers_joined(said: list[str]) -> list[str]:
         else:
             out.append(sentence)
     return out
+
+
+def _naming_clause_apart(sentence: str) -> list[str]:
+    """'we adopted a new pup, her name is kiwi': the naming clause as a sentence of its own,
+    so that it joins the pet it names as one that follows it would."""
+    head, comma, tail = sentence.rpartition(",")
+    if comma and _GOT_ONE.search(head) and _NAMED_NEXT.match(tail.strip()):
+        return [head, tail.strip()]
+    return [sentence]
 
 
 # "we got a kitten!! named her pudding", "got a corn snake!! calling her Marigold"

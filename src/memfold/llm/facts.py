@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from memfold.llm.cues import content_sentences, is_content_sentence, statements_in_questions
+from memfold.llm.cues import SELF_INTRODUCTION, content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import SINGLE_VALUED, canonical_key, canonical_subject, fact_key, product_kind, slug, speaker_subject
 from memfold.llm.people import KnownPeople
@@ -81,7 +81,7 @@ _HEALTH = ("diabetes|type [12] diabetes|prediabetes|asthma|adhd|anxiety|depressi
            "prostate cancer|leukemia|leukaemia|lymphoma|a herniated disc|scoliosis|glaucoma|"
            "cataracts|hearing loss|vertigo|tourette's|tourettes|cerebral palsy|down syndrome|"
            "a stammer|a stutter|chronic pain|back pain|hay fever|hayfever")
-_PETS = ("dogs?|cats?|pupp(?:y|ies)|kittens?|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
+_PETS = ("dogs?|cats?|pupp(?:y|ies)|pups?|kittens?|kitty|kitties|parrots?|rabbits?|bunn(?:y|ies)|hamsters?|"
          "guinea pigs?|fish|turtles?|tortoises?|horses?|snakes?|birds?|lizards?|ferrets?|pythons?|"
          "geckos?|bearded dragons?|chinchillas?|gerbils?|hedgehogs?|axolotls?|tarantulas?|iguanas?|"
          "chickens?|hens?|ducks?|goats?|pigs?|ponies|pony|mice|rats?|budgies?|cockatiels?|parakeets?")
@@ -106,7 +106,7 @@ _HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|serious
           r"(?:in|by) (?:january|february|march|april|may|june|july|august|september|october|november|"
           r"december|summer|winter|spring|autumn|the end of|end of|next year|this year|\d{4})")
 _STOP_VALUE = re.compile(
-    r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|"
+    r"\s+(?:and|but|because|bc|cuz|coz|so|since|which|who|when|where|while|though|although|as|if|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
@@ -114,7 +114,7 @@ _STOP_VALUE = re.compile(
     r"anymore|any more|again|lol|haha|instead of|rather than|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
-    r"\s+(?:and|but|because|so|since|which|who|when|where|while|though|although|as|if|"
+    r"\s+(?:and|but|because|bc|cuz|coz|so|since|which|who|when|where|while|though|although|as|if|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|" + _HEDGE + r")"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
@@ -337,6 +337,8 @@ _AGE_WORDS = (r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]
 _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+" + _NAME_VALUE,
      "name", 3.0),
+    # "hi im mohammed", "hey its Chris": a greeting, then who is speaking, and nothing else
+    (SELF_INTRODUCTION.pattern, "name", 3.0),
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
     (_I_AM + r"(?P<v>\d{1,3}|" + _AGE_WORDS + r")\s*(?:years? old)?(?: (?:btw|lol|haha|now|already|today|tbh))*[.!]*$",
      "age", 2.5),
@@ -376,9 +378,13 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:just |recently |finally )?(?:got|started|landed|accepted) (?:a |my )?(?:new )?"
      r"(?:job|position|role) as (?:an? )?" + _V, "job", 1.5),
     (r"\bi work in " + _V, _work_in_key, 2.5),
+    # "i'm doing a phd in neuroscience", "doing my master's in economics at LSE": the degree is kept
+    (_I_AM + r"(?:currently |now )?(?:doing|studying for|working on|studying) (?:a |an |my )?(?P<v>(?:phd|ph\.d\.|"
+     r"masters|master's|mba|bachelor's|ba|bsc|msc|ma|degree)(?: degree)? in [^.,!?;]+)", "education", 3.5),
     (_I_AM + r"(?:studying|majoring in|doing (?:a|my) (?:phd|masters|master's|degree) in) " + _V,
      "education", 3.0),
-    (r"\bi study " + _V, "education", 2.5),
+    (r"\bi study (?!(?:at|in|on|for|with|every|hard|a lot|late|online|part-time|best|better|when|while)\b)" + _V,
+     "education", 2.5),
     (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?P<v>meat|fish|pork|beef|dairy|"
      r"eggs|gluten|sugar|seafood|chicken|animal products|alcohol|coffee|caffeine|milk|soda)",
@@ -629,12 +635,19 @@ _HAVE_RELATION = re.compile(
 
 
 _CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter".split())
-_AT_SCHOOL = re.compile(r" at (?-i:[A-Z])")
+# "law at Kings", "psychology at uni of cape town": a school after "at" (not "at night", "at uni")
+_AT_SCHOOL = re.compile(r" at (?:(?-i:[A-Z])|(?!(?:night|home|work|weekends?|the (?:moment|weekend|library|gym|same)|"
+                        r"school|college|uni|university|least|all|once|first|times|the minute|my|a|an)\b)"
+                        r"(?:the )?[a-z]|(?:uni|university|college) of\b)")
 _LANGUAGE_LEAD = re.compile(r"^(?:(?:(?:a )?(?:bit|little|lot) of|some|basic|fluent|conversational|broken|decent|good|"
                             r"passable|rusty|native)\s+)+", re.IGNORECASE)
 _LANGUAGE_TAIL = re.compile(r"\s+(?:mostly|mainly|fluently|natively|well|pretty|quite|really|a bit|a little|day|"
                             r"every|daily|okay|ok|badly|too|also|both|better|fine)\b.*$", re.IGNORECASE)
 # a home that is not a place: "a tiny studio in paris", "a shared flat near the station"
+# a place's region or country after a comma, where the sentence ends or goes on ("Portland,
+# Maine.", "Austin, Texas and ..."); a capitalised pronoun or connective is no region
+_REGION = re.compile(r",\s*(?P<region>(?!(?:I|It|We|He|She|They|But|And|So|The|My|Our|Its|Which|Where|Who|This|That|"
+                     r"Now|Then|Lol|Ok|Okay|Yes|No)\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?=\s*(?:$|[.!?;,)]| and\b| but\b| so\b))")
 _DWELLING = re.compile(r"^(?:[\w-]+ ){0,3}?(?:studio|flat|apartment|house|room|dorm|condo|bedsit|basement|"
                        r"loft|cabin|bungalow|villa|houseshare|flatshare|townhouse|caravan|hostel)s?\b"
                        r"(?:.*?\b(?:in|near) (?P<place>.+))?$", re.IGNORECASE)
@@ -806,7 +819,7 @@ _PET_RULES = (
     re.compile(r"(?:\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )|"
                r"^(?i:(?:just |finally )?(?:got|adopted) ))(?i:"
                r"(?:an? |one |a pet |a new )?)"
-               + _SPECIES + r",? (?i:named|called) " + _NAME
+               + _SPECIES + r"(?:,? (?i:named|called) |, )" + _NAME
                + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|"
                r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40}))?"),
     # "my dog Biscuit is a golden retriever", "my dog's name is Max", "our cat, Luna, ..."
@@ -973,6 +986,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if key == "language":  # "a bit of spanish", "cantonese mostly day to day": the language
                 value = _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value
             value = _named_part(key, value)
+            if key in ("location", "hometown") and value == clean_value(raw) and (region := _REGION.match(sentence, m.end("v"))):
+                value = f"{value}, {region['region']}"  # "I live in Portland, Maine": the state says which Portland
             if key in ("location", "hometown") and _only_time_words(value):
                 continue  # "I'm in next time" says when, not where (rules match case-blind)
             # a trait read by the generic "I'm X" rule is a guess; a named trait pattern
@@ -1284,6 +1299,8 @@ def _skill_phrase(item: Found, sentence: str) -> Found:
     m = re.search(_CAN_DO.format(verb=re.escape(item.value)), sentence, re.IGNORECASE)
     if m is None:
         return item
+    if item.value.lower() in ("code", "program") and m["rest"]:
+        return item  # "I can code in Go": the language rule reads Go
     if item.value.lower() in ("speak", "know", "do"):  # "I can speak French": the skill is French
         value = re.sub(r"^(?:a|an|the)\s+", "", m["rest"].strip(), flags=re.IGNORECASE) or item.value
     else:

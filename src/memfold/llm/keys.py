@@ -94,8 +94,12 @@ PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "dogg
 # "film" and "movie", "football team" and "team": the new favourite replaces the old one)
 FAVORITE_CANON = {"colour": "color", "tv show": "show", "tv": "show", "series": "show", "tv series": "show",
                   "television show": "show", "film": "movie", "football team": "team", "footy team": "team",
-                  "soccer team": "team", "sports team": "team", "football club": "team", "writer": "author",
-                  "novelist": "author"}
+                  "soccer team": "team", "sports team": "team", "football club": "team", "club": "team",
+                  "footy club": "team", "writer": "author", "novelist": "author", "shoes brand": "shoe brand",
+                  "clothes brand": "clothing brand"}
+# words after a favourite's thing that say when or which kind of it ("fav band atm", "favourite
+# coffee order", "ice cream flavour"): the thing is the same
+_FAVORITE_TAIL = re.compile(r"(?: (?:atm|rn|now|lately|currently|ever|order|flavour|flavor))+$")
 
 # what a possession is, from its brand or product line when no noun says it ("i got a tesla
 # model y", "I'm on a ThinkPad now", "sony a7 iv arrived"): one key per thing, so the new car
@@ -155,6 +159,8 @@ def canonical_key(key: str) -> str:
     if table is None or not thing:
         return key
     words = " ".join(re.findall(r"[a-z0-9]+", thing.lower()))  # "brother-in-law" -> "brother in law"
+    if family == "favorite":
+        words = _FAVORITE_TAIL.sub("", words) or words
     if family == "family" and words.endswith(" in"):  # "my brother in law kenji": the tagger's "brother in"
         words += " law"
     if family in ("family", "favorite") and words not in table:

@@ -173,10 +173,15 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      "married"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
      r"|\bhusband and wife\b", "married"),
-    (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b", "engaged"),
+    (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
+     r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
      r"(?:girlfriend|boyfriend|gf|bf)\b|\b(?:i'm|i am|i've been) (?:now )?(?:seeing|dating) "
-     r"(?:someone|somebody|a (?:guy|girl|man|woman))\b|\b(?:not|no longer) single\b", "dating"),
+     r"(?:someone|somebody|a (?:guy|girl|man|woman))\b|\b(?:not|no longer) single\b|"
+     # the "I" dropped at the start of a message: "seeing someone, early days", "taken, happily in a relationship"
+     r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
+     r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b", "dating"),
+    (r"^\W*(?:we're|we are|were) (?:now |officially )?engaged\b", "engaged"),
 ))
 
 
@@ -224,7 +229,13 @@ def proper(raw: str) -> str:
     """'priya' -> 'Priya', 'san jose' -> 'San Jose'; a value with capitals is kept as typed."""
     if any(ch.isupper() for ch in raw):
         return raw
-    return " ".join(word[:1].upper() + word[1:] for word in raw.split())
+    words = raw.split()
+    return " ".join(word if n and word in _LOWER_IN_NAMES else word[:1].upper() + word[1:]
+                    for n, word in enumerate(words))
+
+
+# small words a name keeps lower case inside it ("Isle of Man", "law at Kings", "Politecnico di Milano")
+_LOWER_IN_NAMES = frozenset("of in at the and upon on de di da du la le del von van y for".split())
 
 
 _COUNTS = frozenset("a an one two three four five six seven eight nine ten several some many".split())
