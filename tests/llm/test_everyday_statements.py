@@ -365,3 +365,15 @@ def test_short_everyday_statements(text: str, fact: tuple[str, str, str, str]) -
                                   "I live in Leeds, I love it"])
 def test_a_greeting_or_a_clause_after_a_comma_names_nobody_and_no_region(text: str) -> None:
     assert not {f for f in _found(text) if f[2] == "name" or ", " in f[3]}
+
+
+def test_where_someone_studies_is_their_school() -> None:
+    assert ("add", "Kenji", "education", "Osaka University") in _found("my nephew Kenji studies at Osaka University")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my therapist is Dr. Mensah", ("add", "user", "family:therapist", "Dr. Mensah")),
+    ("my GP is Dr Lindqvist", ("add", "user", "family:doctor", "Dr Lindqvist")),
+])
+def test_a_professional_in_ones_life_is_named_with_their_title(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)

@@ -92,7 +92,8 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
               "nephew|colleague|coworker|kid|child|stepmom|stepdad|stepmum|stepmother|stepfather|step mom|step mum|step dad|stepson|stepdaughter|"
               "twin brother|twin sister|mother-in-law|father-in-law|sister-in-law|brother-in-law|"
               "son-in-law|daughter-in-law|parents-in-law|"
-              "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather")
+              "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather|"
+              "gp|doctor|therapist|dentist|personal trainer|trainer|tutor|landlord|landlady|team lead|supervisor|coach")
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
@@ -383,8 +384,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"masters|master's|mba|bachelor's|ba|bsc|msc|ma|degree)(?: degree)? in [^.,!?;]+)", "education", 3.5),
     (_I_AM + r"(?:studying|majoring in|doing (?:a|my) (?:phd|masters|master's|degree) in) " + _V,
      "education", 3.0),
-    (r"\bi study (?!(?:at|in|on|for|with|every|hard|a lot|late|online|part-time|best|better|when|while)\b)" + _V,
-     "education", 2.5),
+    (r"\bi study (?!(?:at (?:night|nights|home|work|lunch|weekends?|the (?:moment|weekend|library|gym|same)|least|"
+     r"all|once|first|times|my|a|an)|in|on|for|with|every|hard|a lot|late|online|part-time|best|better|when|while)\b)"
+     + _V, "education", 2.5),
     (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?P<v>meat|fish|pork|beef|dairy|"
      r"eggs|gluten|sugar|seafood|chicken|animal products|alcohol|coffee|caffeine|milk|soda)",
@@ -627,7 +629,8 @@ _RELATION_RULE = re.compile(
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
 _UNNAMED_RELATION = re.compile(
     r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)|"
-    r" is|'s| are)(?: actually)? (?:both |all )?(?:an? )?" + _V, re.IGNORECASE)
+    r" is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.\s+)?[^.,!?;:\n()]+)",
+    re.IGNORECASE)  # a title's full stop is no sentence end ("my therapist is Dr. Mensah")
 # "I have a brother, Farid", "I've got a sister called Mina"
 _HAVE_RELATION = re.compile(
     r"\b(?i:i|we)(?i: have|'ve got| have got) (?i:an? |one )(?:(?i:older|younger|little|big|twin) )?"
@@ -974,7 +977,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             # "a BA in history": a degree keeps its subject (other values lose "in ...")
             # ... and a school year its school ("year 12 at Hillcrest High")
             value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
-                                or (key == "education" and bool(_AT_SCHOOL.search(raw))))
+                                or (key == "education" and bool(_AT_SCHOOL.search(raw))),
+                                max_words=10 if key == "education" else 6)  # "... at the University of X"
             if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):

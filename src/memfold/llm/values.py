@@ -371,8 +371,8 @@ def normalise_value(key: str, raw: str) -> str:
         value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower()]]))
     if family in LOWER_FAMILIES:
         return value.lower()
-    if family == "education":  # "an economics major": the subject is economics
-        value = _MAJOR.sub("", value) or value
+    if family == "education":  # "an economics major": the subject is economics; "(I study) at Leeds": Leeds
+        value = _MAJOR.sub("", re.sub(r"^at\s+", "", value, flags=re.IGNORECASE)) or value
     if family == "nationality":
         value = DEMONYMS.get(value.lower(), value)
     if family in ("location", "hometown"):  # "settled in Chittagong near my in-laws": Chittagong
