@@ -646,11 +646,11 @@ _LANGUAGE_LEAD = re.compile(r"^(?:(?:(?:a )?(?:bit|little|lot) of|some|basic|flu
                             r"passable|rusty|native)\s+)+", re.IGNORECASE)
 _LANGUAGE_TAIL = re.compile(r"\s+(?:mostly|mainly|fluently|natively|well|pretty|quite|really|a bit|a little|day|"
                             r"every|daily|okay|ok|badly|too|also|both|better|fine)\b.*$", re.IGNORECASE)
-# a home that is not a place: "a tiny studio in paris", "a shared flat near the station"
 # a place's region or country after a comma, where the sentence ends or goes on ("Portland,
 # Maine.", "Austin, Texas and ..."); a capitalised pronoun or connective is no region
 _REGION = re.compile(r",\s*(?P<region>(?!(?:I|It|We|He|She|They|But|And|So|The|My|Our|Its|Which|Where|Who|This|That|"
                      r"Now|Then|Lol|Ok|Okay|Yes|No)\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?=\s*(?:$|[.!?;,)]| and\b| but\b| so\b))")
+# a home that is not a place: "a tiny studio in paris", "a shared flat near the station"
 _DWELLING = re.compile(r"^(?:[\w-]+ ){0,3}?(?:studio|flat|apartment|house|room|dorm|condo|bedsit|basement|"
                        r"loft|cabin|bungalow|villa|houseshare|flatshare|townhouse|caravan|hostel)s?\b"
                        r"(?:.*?\b(?:in|near) (?P<place>.+))?$", re.IGNORECASE)
