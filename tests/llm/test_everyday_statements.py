@@ -16,9 +16,9 @@ from memfold.router.grounding import grounding_problem
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 
-def _found(text: str) -> set[tuple[str, str, str, str]]:
+def _found(text: str, tagger: object = None) -> set[tuple[str, str, str, str]]:
     message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
-    facts, _strength = extract_facts(message)
+    facts, _strength = extract_facts(message, tagger=tagger)  # type: ignore[arg-type]
     for fact in facts:  # every value read must pass the router's grounding check
         assert grounding_problem(fact, message) is None, fact
     return {(fact.action, fact.subject, fact.key, normalise_value(fact.key, fact.value)) for fact in facts}
@@ -28,11 +28,7 @@ def _tagged(text: str) -> set[tuple[str, str, str, str]]:
     """What the rules and the packaged tagger read together (the router's default)."""
     from memfold.llm.tagger import packaged_tagger
 
-    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
-    facts, _strength = extract_facts(message, tagger=packaged_tagger())
-    for fact in facts:
-        assert grounding_problem(fact, message) is None, fact
-    return {(fact.action, fact.subject, fact.key, normalise_value(fact.key, fact.value)) for fact in facts}
+    return _found(text, packaged_tagger())
 
 
 @pytest.mark.parametrize(("raw", "date"), [
