@@ -46,6 +46,7 @@ from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
 from memfold.llm.tagger import FactTagger, PrefetchedTagger, packaged_tagger
 from memfold.llm.route_features import route_cue_vector
+from memfold.llm.spelling import spelled
 from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
 from memfold.timeexpr import TimeRef, resolve_event_time
 
@@ -126,6 +127,8 @@ class OfflineBackend:
         matrix = self._vectors(messages, contexts)
         head = self._usable_head(matrix)
         similarities = None if matrix is None else self._similarities(matrix)
+        # the rules read the words as meant ("my ssiter"); the embedding above read them as typed
+        messages = [spelled(message) for message in messages]
         openings = [self._open(message) for message in messages]
         tagger = self._prefetched(messages, contexts, openings)
         return [self._decide(message, context,
@@ -217,6 +220,7 @@ class OfflineBackend:
         (``similarity``: its centred prototype similarities, a cue feature of the head;
         ``opening`` and ``tagger``: as ``route_many`` prepared them for its batch)."""
         context = context or RouteContext()
+        message = spelled(message)
         opening = opening or self._open(message)
         cues, content = opening.cues, opening.content
         is_reference = message.role in _REFERENCE_ROLES

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from memfold.llm.keys import speaker_subject
+from memfold.llm.spelling import corrected
 from memfold.llm.values import content_words, normalise_value
 from memfold.models import FactExtraction, Message
 
@@ -27,7 +28,8 @@ def _normalised_quote(fact: FactExtraction, said: set[str]) -> bool:
 
 def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
     """Why ``fact`` is not supported by ``message``'s words, or None when it is."""
-    said = content_words(message.indexed_text())
+    # a word the router read as meant ("my ssiter camila": sister) is said too
+    said = content_words(message.indexed_text()) | content_words(corrected(message.indexed_text()))
     value_words = content_words(fact.value)
     if fact.action == "delete":
         # a retired value is named by a word of it ("wrist is healed" retires "broken wrist")

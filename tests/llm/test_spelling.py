@@ -1,0 +1,39 @@
+"""Slips of the keyboard in the rules' words are read as meant; names and real words are not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memfold.embed.minilm import default_model_path
+from memfold.llm.spelling import CORRECTIONS, corrected
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("my ssiter camila got a job at google", "my sister camila got a job at google"),
+    ("My ucnle Femi owns a restaurant", "My uncle Femi owns a restaurant"),
+    ("can you rememebr my cats name", "can you remember my cats name"),
+    ("My birtdhay is June 3.", "My birthday is June 3."),
+    ("im a teachr, year 3", "im a teacher, year 3"),
+    ("our negihbor Gloria", "our neighbor Gloria"),
+])
+def test_a_slip_in_a_word_the_rules_read_is_put_back(typed: str, meant: str) -> None:
+    assert corrected(typed) == meant
+
+
+@pytest.mark.parametrize("text", [
+    "dear diary, my friend tunde fried the plantain",  # real words one slip from a target
+    "we move in may and i work nights",  # a dropped last letter is an inflection, not a slip
+    "Ikaika and Ilse said hi",  # names are never corrected
+])
+def test_real_words_and_names_are_left_as_typed(text: str) -> None:
+    assert corrected(text) == text
+
+
+def test_no_correction_starts_from_a_real_word() -> None:
+    """Every slip the table corrects is a non-word of the MiniLM tokenizer's whole-word
+    vocabulary (the exclusions in ``spelling._REAL_WORDS`` keep it so)."""
+    vocabulary = json.loads((default_model_path() / "tokenizer.json").read_text(encoding="utf-8"))
+    words = {token for token in vocabulary["model"]["vocab"] if token.isalpha()}
+    assert CORRECTIONS and not sorted(slip for slip in CORRECTIONS if slip in words)
