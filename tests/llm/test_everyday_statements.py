@@ -373,3 +373,86 @@ def test_where_someone_studies_is_their_school() -> None:
 ])
 def test_a_professional_in_ones_life_is_named_with_their_title(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _found(text)
+
+
+@pytest.mark.parametrize(("text", "people", "place"), [
+    ("my girlfriend Anjali and i both live in bangalore", ("Anjali", "user"), "Bangalore"),
+    ("my mother in law, Grace, lives with us in Harare", ("Grace", "user"), "Harare"),
+    ("my mom has alzheimers and lives with us in Pune now", ("user's mom", "user"), "Pune"),
+])
+def test_a_home_said_to_be_shared_is_both_peoples(text: str, people: tuple[str, str], place: str) -> None:
+    homes = {(s, v.lower()) for _a, s, k, v in _tagged(text) if k == "location"}
+    assert {(person, place.lower()) for person in people} <= homes
+
+
+def test_a_home_is_not_shared_with_someone_who_lives_elsewhere() -> None:
+    homes = {(s, v) for _a, s, k, v in _tagged("my sister lives in Leeds and we moved to York") if k == "location"}
+    assert homes == {("user's sister", "Leeds"), ("user", "York")}
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("I'm a data analyst at a hospital network in Phoenix.", "Phoenix"),
+    ("I work at Google in London", "London"),
+    ("im a nurse in surgery", None),
+    ("im an engineer in the oil industry", None),
+    ("I work at Google in marketing", None),
+])
+def test_the_town_after_a_workplace_is_where_one_lives(text: str, place: str | None) -> None:
+    found = {v for _a, s, k, v in _found(text) if s == "user" and k == "location"}
+    assert found == ({place} if place else set())
+
+
+@pytest.mark.parametrize(("text", "diet"), [
+    ("I don't eat meat or fish, but eggs and dairy are fine", "vegetarian"),
+    ("i cant eat gluten, what pasta brands are decent", "gluten-free"),
+    ("Dairy free btw.", "dairy-free"),
+    ("no dairy for me, it makes me feel awful", "dairy-free"),
+])
+def test_a_diet_said_as_the_food_left_out_is_the_diet(text: str, diet: str) -> None:
+    assert ("add", "user", "diet", diet) in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("I'm lactose intolerant.", "health:lactose_intolerance", "lactose intolerant"),
+    ("My mother-in-law Bernadette is diabetic.", "health:diabetes", "diabetic"),
+    ("I have type 2 diabetes", "health:type_2_diabetes", "type 2 diabetes"),
+])
+def test_a_condition_keeps_its_words_under_one_key(text: str, key: str, value: str) -> None:
+    assert {(k, v) for _a, _s, k, v in _found(text) if k.startswith("health")} == {(key, value)}
+    assert not {k for _a, _s, k, _v in _found(text) if k == "diet"}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my sister camila is a nurse", ("add", "user", "family:sister", "Camila")),
+    ("my brother tom works at tesco", ("add", "user", "family:brother", "Tom")),
+    ("my best friend ravi loves cricket", ("add", "user", "family:best_friend", "Ravi")),
+])
+def test_a_relative_named_in_lowercase_is_named(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["my sister always says im lazy", "my dad just retired",
+                                  "this is my daughters account, shes 9"])
+def test_a_word_after_a_relation_is_not_taken_for_a_name(text: str) -> None:
+    assert not {f for f in _found(text) if f[2].startswith("family:") or f[2].startswith("child:")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Indian passport holder here, do i need a visa", ("add", "user", "nationality", "Indian")),
+    ("im a barista at Pret near liverpool st", ("add", "user", "employer", "Pret")),
+    ("I just turned 45 on March 9 and want to learn to swim", ("add", "user", "birthday", "March 9")),
+    ("My mom Carmen turns 60 on october 12, plan a party", ("add", "Carmen", "birthday", "October 12")),
+    ("im a libra, oct 5", ("add", "user", "birthday", "October 5")),
+    ("i have a bearded dragon called Spike", ("add", "user", "pet:bearded_dragon", "Spike")),
+    ("my guinea pig Toast is losing weight", ("add", "user", "pet:guinea_pig", "Toast")),
+    ("my dads big hobby is golf", ("add", "user's dad", "hobby:golf", "golf")),
+    ("can u remember my grandmas name is teresa? shes 90", ("add", "user", "family:grandma", "Teresa")),
+])
+def test_more_everyday_statements(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize("text", ["professional overthinker here", "I turn in my thesis on Friday",
+                                  "im a cancer survivor, 5 years clear"])
+def test_no_job_or_birthday_in_a_turn_of_phrase(text: str) -> None:
+    assert not {f for f in _tagged(text) if f[2] in ("job", "birthday")}

@@ -124,6 +124,7 @@ _MEMORY_REQUEST = re.compile(
 # "can you remember my cat's name? it's Tofu": the request names the thing, the answer follows
 _ASKED_TO_KEEP = re.compile(_LEAD + r"(?:" + _ASK + _REQUESTS_TO_KEEP + r"\s+|(?:hm+|um+|uh+|oh)?[,.]*\s*)"
                             r"(?P<what>(?:my|our) [^?.!]+?)\s*\?$", re.IGNORECASE)
+_SAYS_ITS_VALUE = re.compile(r"\b(?:is|are|was|were)\b", re.IGNORECASE)
 _ANSWER = re.compile(r"^(?:it's|its|it is|that's|thats|that is|she's|shes|he's|hes|they're|theyre|"
                      r"they are)\s+(?P<value>.+)$", re.IGNORECASE)
 # "remind me to call mom on Sunday", "don't let me forget the report is due on the 15th":
@@ -284,7 +285,8 @@ def _answers_joined(said: list[str]) -> list[str]:
     out: list[str] = []
     for sentence in (part for whole in said for part in _naming_clause_apart(whole)):
         asked = _ASKED_TO_KEEP.match(out[-1]) if out else None
-        answer = _ANSWER.match(sentence) if asked else None
+        # "remember my grandma's name is teresa? shes 90": the question said the value itself
+        answer = _ANSWER.match(sentence) if asked and not _SAYS_ITS_VALUE.search(asked["what"]) else None
         named = _NAMED_NEXT.match(sentence) if out and _GOT_ONE.search(out[-1]) else None
         if asked and answer:
             out[-1] = f"{asked['what']} is {answer['value']}"

@@ -27,7 +27,7 @@ from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, gerund
 from memfold.llm.values import content_words
-from memfold.llm.values import RESTRICTED_DIETS, diet as diet_value
+from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
 from memfold.llm.values import (
     normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
@@ -58,11 +58,13 @@ _NOT_JOBS = frozenset(
     "sister daughter son grandmother grandfather introvert extrovert person type morning "
     "night vegetarian vegan pescatarian reader dreamer worrier fighter survivor part "
     "lot bit huge big little different other better winner loser newbie regular supporter "
-    "follower admirer optimist pessimist realist perfectionist".split())
+    "follower admirer optimist pessimist realist perfectionist holder overthinker procrastinator".split())
 _PARENT = frozenset(
     "mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
-_DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
-          "dairy[- ]free|kosher|halal|plant[- ]based")
+# lactose intolerance is a health condition (health:lactose_intolerance), not a diet: it
+# goes with any diet ("vegetarian and lactose intolerant")
+_DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|keto|paleo|gluten[- ]free|"
+          "dairy[- ]free|lactose[- ]free|kosher|halal|plant[- ]based")
 _IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
              "non-?binary|asexual|pansexual")
 _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh|quaker|"
@@ -245,7 +247,28 @@ def _employer_after_job(m: re.Match[str]) -> str | None:
 def _location_after_job(m: re.Match[str]) -> str | None:
     phrase = m[0][: m.start("v") - m.start()].lower().split()
     job = phrase[-2] if len(phrase) >= 2 else ""
-    return "location" if job in _JOBS or _JOB_SUFFIX.search(job) or job in _JOB_HEADS else None
+    is_job = job in _JOBS or _JOB_SUFFIX.search(job) or job in _JOB_HEADS
+    return "location" if is_job and _names_a_place(m) else None
+
+
+# "a nurse in surgery", "an engineer in the oil industry": where one works, not a place
+_NOT_A_PLACE_AFTER = re.compile(r"\s+(?:industry|sector|field|business|world|space|trade|department|dept|"
+                                r"team|ward|unit|division)\b", re.IGNORECASE)
+
+
+def _names_a_place(m: re.Match[str]) -> bool:
+    """The value after "in" is a place, not a department or a line of work (the rules match
+    case-blind, so a lowercase "in surgery" needs the check a capital would make needless)."""
+    value = _ARTICLE.sub("", m["v"].strip())
+    if DEPARTMENT.match(value) or _NOT_A_PLACE_AFTER.match(m.string, m.end("v")):
+        return False
+    return not m["v"].lower().startswith("the ") or m["v"][4:5].isupper()
+
+
+def _location_after_workplace(m: re.Match[str]) -> str | None:
+    """'a ux researcher at booking.com in amsterdam', 'I work at Google in London': the town
+    after the workplace is where the speaker lives (the workplace itself is read elsewhere)."""
+    return "location" if _names_a_place(m) else None
 
 
 _JOB_HEADS = frozenset("chef owner nurse pm intern student engineer guard driver dad mom mum "
@@ -396,7 +419,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w-]+ing(?: [\w-]+)?) is (?:my|our) (?:favou?rite|go-to|main|biggest) ",
      "hobby", 2.5),
     (_I_AM + r"(?:severely |very |really )?allergic to " + _V, "allergy", 3.0),
-    (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", "diet", 3.0),
+    (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", "health", 3.0),
     (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong |total |true |real |avid |"
      r"great )?"
      r"(?!(?:a|an|big|huge|massive|total|true|real|avid|great)\b)(?P<v>[\w-]+(?: [\w-]+)?) "
@@ -525,7 +548,13 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) " + _V, _employer_after_job, 2.5),
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) in (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
      _location_after_job, 2.0),
+    (r"\bi(?:'m| am| work| worked| now work)\s+(?:as (?:an? )?|an? |the )?(?:[\w-]+ ){0,3}?(?:at|for|with) "
+     r"(?:an? |the )?[\w&'.-]+(?: [\w&'.-]+){0,3}? in (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
+     _location_after_workplace, 2.0),
     (_I_AM + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+) on the (?:[\w-]+ ){1,3}team\b", _job_only, 2.5),
+    # "Indian passport holder here", "as a kenyan citizen": the nationality
+    (r"\b(?P<v>" + "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
+     + r") (?:passport holder|citizen|national)\b", "nationality", 2.5),
     (r"\bmy hometown is " + _V, "hometown", 3.0),
     (r"\bgrew up in " + _V, "hometown", 2.5),
     (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
@@ -627,6 +656,38 @@ _TITLED = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?"
 _RELATION_RULE = re.compile(
     r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + r"[A-Z][a-z]+)(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
+# casual text names people in lowercase ("my sister camila is a nurse"): a lowercase word
+# between the relation and a verb is a name unless it is a word of the sentence's own
+_RELATION_RULE_LOWER = re.compile(
+    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[a-z][a-z'-]{2,})(?:,)? "
+    r"(?P<verb>is|works as|[a-z]+s|got|just|has|had|was|moved|started|left|quit|became) (?:an? )?" + _V)
+_NOT_LOWER_NAMES = frozenset(
+    "just also still always never sometimes often usually rarely even only now then already recently "
+    "finally basically literally actually really totally apparently who which that what and but or so "
+    "is was has had does did will would can could should might must got gets says said thinks lives "
+    "works loves hates here there too lol haha tbh ngl btw omg the this his her their our new old "
+    "little big older younger baby eldest youngest twin she he they it we you "
+    # compounds of a relation word: "my mother tongue is Urdu", "my brother company"
+    "tongue nature ship company city jokes group circle figure land hood board".split())
+
+
+def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
+    """The relation of a relative named in lowercase; what the sentence says of them is left
+    to the tagger, which reads lowercase names (the first-person rewrite reads "is italian" as
+    a job). A plural relation is an owner ("my daughters account"), "shes" no verb of a name."""
+    found: list[Found] = []
+    for m in _RELATION_RULE_LOWER.finditer(sentence):
+        name, rel = m["name"], m["rel"].lower()
+        if name in _NOT_LOWER_NAMES or name.endswith(("ly", "ing", "ed", "'s", "s'")) \
+                or (rel != "boss" and rel.endswith("s")) \
+                or m["verb"] in ("shes", "hes", "its", "thats", "whats", "theres", "lets"):
+            continue
+        found += [Found(speaker, _relation_key(rel, proper(name)), proper(name), 2.5),
+                  *_status_from_title(rel, speaker),  # and the day they were born ("turns 10 on august 14")
+                  *_birthday_facts(_as_first_person(sentence[m.start("verb"):]), proper(name))]
+    return found
+
+
 _UNNAMED_RELATION = re.compile(
     r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)|"
     r" is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.\s+)?[^.,!?;:\n()]+)",
@@ -757,6 +818,9 @@ _RELATION_NAME = re.compile(r"\b(?i:my|our) (?P<rel>(?i:" + _RELATIONS + r")),? 
                             + r"[A-Z][a-z][\w'-]*)\b")
 
 
+_SMALL_AGE = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+
+
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
     found: list[Found] = []
@@ -769,9 +833,15 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             continue  # "my brother Luca is moving to Turin": an event, not a trait
         # "Jonas lives in Hamburg and works at Airbus" is read as "I live in Hamburg and I
         # work at Airbus" by the first-person rules, with Jonas as the subject
+        # "My daughter Mia is seven": a child's age in words (the speaker's rules read "I'm
+        # seven" as nothing of an adult's)
         theirs = _rule_facts(_as_first_person(tail), name, False)
-        found += [item for item in theirs if item.subject == name and not item.key.startswith("fact")] \
+        said = [item for item in theirs if item.subject == name and not item.key.startswith("fact")] \
             or _fallback_relation_fact(m, name)
+        found += [replace(item, key="age")  # the stored age is digits (values.normalise_value)
+                  if item.key.startswith("trait:") and re.fullmatch(_SMALL_AGE, item.value.lower()) else item
+                  for item in said]
+    found = found or _lowercase_relatives(sentence, speaker)
     if found:
         return found
     for m in _RELATION_NAME.finditer(sentence):  # "I live with my girlfriend Sofia"
@@ -839,8 +909,15 @@ _PET_RULES = (
 _NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
 
 
+# kinds of animal named by two words: "a guinea pig" is no pig, "a bearded dragon" no dragon
+_TWO_WORD_KINDS = frozenset({"guinea pig", "bearded dragon"})
+
+
 def _singular(noun: str) -> str:
-    last = noun.lower().split()[-1]
+    words = noun.lower().split()
+    if " ".join(words[-2:]).rstrip("s") in _TWO_WORD_KINDS:
+        return " ".join(words[-2:]).rstrip("s")
+    last = words[-1]
     for plural, single in (("puppies", "puppy"), ("bunnies", "bunny"), ("huskies", "husky"),
                            ("tabbies", "tabby")):
         if last == plural:
@@ -952,13 +1029,25 @@ def _named_birthday(sentence: str) -> list[Found]:
     return [Found(m["name"], "birthday", date, 2.5)] if m and date else []
 
 
+# "I just turned 45 on March 9", "(my mom Carmen) turns 60 on october 12": the day is a birthday
+_TURNS_ON = re.compile(r"\bturn(?:s|ed|ing)?\s+[\w-]+\s+on\b", re.IGNORECASE)
+# "I'm a Capricorn, January 11", "im a leo, august 8 to be exact", "a December baby, the 18th"
+_SIGN_AND_DAY = re.compile(r"\b(?:i'm|im|i am) an? (?:aries|taurus|gemini|cancer|leo|virgo|libra|scorpio|"
+                           r"sagittarius|capricorn|aquarius|pisces|[a-z]+ baby)\b[,.;:]? (?:the |born )?"
+                           r"(?=[\w/]*\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.IGNORECASE)
+
+
 def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
     """'Correction, birthday is October 1', 'not March 9, May 9': the date said, not denied."""
-    if not _BIRTHDAY_WORD.search(sentence) or _OTHERS_BIRTHDAY.search(sentence) \
+    said = _BIRTHDAY_WORD.search(sentence) or _TURNS_ON.search(sentence) or _SIGN_AND_DAY.search(sentence)
+    if not said or _OTHERS_BIRTHDAY.search(sentence) \
             or _BIRTHDAY_OCCASION.search(sentence):
         return []
     date = _said_date(sentence)
     return [Found(speaker, "birthday", date, 2.5)] if date else []
+
+
+_WHERE_TAIL = re.compile(r"\s+(?:near|by|off|opposite|next to|round the corner from)\s.*$", re.IGNORECASE)
 
 
 def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
@@ -987,6 +1076,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
                 continue
             if key == "hobby":
                 value = _LEADING_TO.sub("", value)
+            if key == "employer":  # "a barista at Pret near liverpool st": the employer is Pret
+                value = _WHERE_TAIL.sub("", value) or value
             if key == "language":  # "a bit of spanish", "cantonese mostly day to day": the language
                 value = _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value
             value = _named_part(key, value)
@@ -1149,6 +1240,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
+    best = _shared_home(best, message.text, speaker)
     strength = strength if best else 0.0
     return [_to_extraction(item, message) for item in best.values()], strength
 
@@ -1176,6 +1268,34 @@ def _pronoun_age(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
         del best[slot]
     if age:
         best[(proper(name), "age")] = Found(proper(name), "age", age, 2.5)
+    return best
+
+
+# "my girlfriend Anjali and i both live in bangalore", "my mom moved in with us here in
+# Guadalajara", "we've been living in Amman": the speaker and the one person named share a home
+_SHARED_HOME = re.compile(
+    r"\b(?:(?:lives?|living|stays?|staying|moved in|moving in) with (?:us|me)|moved in together|live together|"
+    r"(?:we|we've|we have|we're|we are)(?: been| both| all| now| just| finally)* (?:live|living|lived|moved|"
+    r"relocated|settled|based)|and i (?:both |all )?(?:live|moved|relocated)|me and my\b.{0,40}\b(?:live|moved|"
+    r"relocated)|i live (?:with my|in [^.,!?;]{1,40} w(?:ith|/)? my))\b", re.IGNORECASE)
+
+
+def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """A home the message says is shared is the speaker's and the other person's, when the
+    message is about exactly one other person (a named relative or an unnamed one)."""
+    if not _SHARED_HOME.search(standard_spelling(text)):
+        return best
+    others = {proper(item.value) for (subject, key), item in best.items()
+              if subject == speaker and key.partition(":")[0] in ("child", "family", "partner")
+              and " and " not in item.value}
+    others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
+    if len(others) != 1:
+        return best
+    other = others.pop()
+    home = best.get((speaker, "location")) or best.get((other, "location"))
+    if home is not None:
+        for subject in (speaker, other):
+            best.setdefault((subject, "location"), replace(home, subject=subject))
     return best
 
 
@@ -1478,7 +1598,11 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an)\b)", " with "),
     (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter)s (?=called|named)", r"\1's "),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
-     r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten)s (?=name|birthday|age|job)", r"\1's "),
+     r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten|grandma|grandpa|aunt|uncle|cousin|niece|nephew)s "
+     # "my dads big hobby is golf", "my daughters guinea pig": a relative's thing, said unapostrophed
+     r"(?=(?:(?:big|main|new|old|best|fav|favou?rite|little|first|only) )?(?:name|birthday|age|job|hobby|hobbies|"
+     r"favou?rite|fav|boss|best friend|friend|dog|cat|pet|guinea pig|rabbit|hamster|car|phone|team|company|"
+     r"wife|husband|partner|girlfriend|boyfriend|school|teacher|doctor)\b)", r"\1's "),
     # "my dads a taxi driver", "my sisters an engineer": "my dad is a ..."
     (r"\b(my (?:wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|friend|girlfriend|"
      r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never)\b)",
@@ -1701,7 +1825,8 @@ _SWAPS = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"(?:for|with) (?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:last|this|in|on|and|but|so|now)\b)",
     r"\b(?:from|changed from|switched from|moved from) (?:the |my )?(?P<old>[\w' &.-]+?) to "
     r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:last|this|in|on|and|but|so|now)\b)",
-    r"(?:^|\b(?:it's|its|is|at|in|on|to|a|an|the)\s+)(?P<new>[\w'&.-]+(?: [\w'&.-]+){0,2}),?\s+"
+    r"(?:^(?:(?:sorry|oops|no|nope|actually|correction|wait|my bad|ugh)[,:!]?\s+)*|"
+    r"\b(?:it's|its|is|at|in|on|to|a|an|the)\s+)(?P<new>[\w'&.-]+(?: [\w'&.-]+){0,2}),?\s+"
     r"(?:instead of|rather than|not) (?:the |my |a |an |just )?(?P<old>[\w' &.-]+?)"
     r"(?=[.,!;]|$| (?:now|these days|anymore|btw|lol|haha|though|tho|sorry)\b)",
     r"\bused to be (?:a |an |the )?(?P<old>[\w' &.-]+?),? (?:but |and )?now (?:it's |its |it is |i'm |i am )?"
@@ -1726,7 +1851,7 @@ def swapped_values(message: Message, content: list[str],
                 key = by_value.get(_folded(m["old"]))
                 new = _IT_IS.sub("", clean_value(m["new"]))  # "its kayla not kaila"
                 item = Found(speaker, key, new, 3.0)
-                if key is None or not new or _folded(new) == _folded(m["old"]) \
+                if key is None or not new or _folded(new) == _folded(m["old"]) or _APOLOGY.match(m["new"]) \
                         or set(_folded(new).split()) & _NOT_VALUE_WORDS or not _plausible(item):
                     continue
                 found.append(_to_extraction(item, message))
@@ -1734,6 +1859,8 @@ def swapped_values(message: Message, content: list[str],
 
 
 _IT_IS = re.compile(r"^(?:it's|its|it is)\s+", re.IGNORECASE)
+# "the cat is Luna, not Lola, my bad": the words after the old value are an apology
+_APOLOGY = re.compile(r"^\s*(?:my bad|my mistake|sorry|oops|apologies|typo|lol|haha)\b", re.IGNORECASE)
 # a swap's new value is a noun phrase: "Actually I'm not vegetarian" names no new value, and
 # "burna boy has replaced adele for me" says for whom
 _NOT_VALUE_WORDS = frozenset("i m we re he she they it s is am are was actually just so and but "
@@ -1747,7 +1874,10 @@ def _folded(value: str) -> str:
 def _to_extraction(item: Found, message: Message) -> FactExtraction:
     action = "delete" if item.negated else "add"
     value = item.value if item.negated else normalise_value(item.key, item.value)
-    key = canonical_key(item.key if item.negated else _value_key(item.key, value))
+    # "I'm diabetic" and "I have diabetes": one key (the condition's noun), the words as said
+    health = item.key.startswith("health:")
+    keyed = condition(value.lower()) if health else value
+    key = canonical_key(item.key if item.negated and not health else _value_key(item.key, keyed))
     return FactExtraction(action=action, subject=canonical_subject(item.subject), key=key, value=value,
                           quote=item.value if value != item.value else "", subject_quote=item.subject_quote,
                           evidence_msg_id=message.msg_id,

@@ -34,7 +34,7 @@ DIETS = {
     "pescetarian": "pescatarian", "keto": "keto", "ketogenic": "keto", "paleo": "paleo",
     "gluten free": "gluten-free", "gluten-free": "gluten-free", "celiac": "gluten-free",
     "dairy free": "dairy-free", "dairy-free": "dairy-free", "kosher": "kosher", "halal": "halal",
-    "omnivore": "omnivore", "lactose intolerant": "lactose-free", "lactose-intolerant": "lactose-free",
+    "omnivore": "omnivore", "lactose free": "lactose-free", "lactose-free": "lactose-free",
 }
 NAME_KEYS = frozenset({"name", "partner"})
 NAME_FAMILIES = frozenset({"child", "family"})
@@ -60,12 +60,17 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad|division|unit)\b.*$", re.IGNORECASE)
 # the departments of an organisation: "I work in HR" says a team, not a place or a job
 DEPARTMENTS = ("hr|human resources|finance|accounts|accounts payable|accounts receivable|accounting|payroll|"
-               "procurement|purchasing|marketing|sales|legal|compliance|it|it support|tech support|"
+               "procurement|purchasing|marketing|sales|legal|compliance|it support|tech support|"
                "customer support|customer service|customer success|qa|quality assurance|r&d|research and development|"
                "operations|ops|logistics|admissions|recruitment|recruiting|talent acquisition|communications|comms|"
                "pr|public relations|facilities|risk|audit|treasury|product|engineering|infra|infrastructure|"
-               "security|data|analytics|business development|partnerships|support|the front office|back office")
-DEPARTMENT = re.compile(r"^(?:the )?(?:" + DEPARTMENTS + r")(?: (?:team|department|dept|division))?$", re.IGNORECASE)
+               "security|data|analytics|business development|partnerships|support|the front office|back office|"
+               # a hospital's departments ("a nurse in surgery", "I work in paediatrics")
+               "surgery|icu|a&e|emergency|oncology|pediatrics|paediatrics|maternity|radiology|cardiology|"
+               "neurology|orthopedics|orthopaedics|psychiatry|intensive care|geriatrics|palliative care")
+# "IT" only in capitals: "I work in it" is no department
+DEPARTMENT = re.compile(r"^(?:the )?(?:(?-i:IT)|" + DEPARTMENTS + r")(?: (?:team|department|dept|division))?$",
+                        re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
 # a job said as what one does ("I teach yoga", "Femi owns a restaurant", "I manage the café")
@@ -146,7 +151,18 @@ def diet(raw: str) -> str | None:
     for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0])):
         if re.search(rf"\b{re.escape(said)}\b", low):
             return value
-    return None
+    avoided = _AVOIDED_FOOD.fullmatch(low)
+    return _AVOIDED_DIETS[avoided["food"]] if avoided else None
+
+
+# a diet said as the food left out ("I don't eat meat": no meat; "gluten is a hard no";
+# "dairy free btw"): the diet that leaves it out
+_AVOIDED_DIETS = {"gluten": "gluten-free", "dairy": "dairy-free", "lactose": "lactose-free",
+                  "meat": "vegetarian", "meat or fish": "vegetarian", "meat and fish": "vegetarian",
+                  "meat or fish or eggs or dairy": "vegan", "animal products": "vegan"}
+_AVOIDED_FOOD = re.compile(r"(?:no |zero |without |cutting (?:out )?|cut out |avoiding |off )?"
+                           r"(?P<food>" + "|".join(sorted(_AVOIDED_DIETS, key=len, reverse=True)) + r")"
+                           r"(?: free| anymore| at all)?")
 
 
 _STATUS = {"divorce": "divorced", "widow": "widowed", "widower": "widowed",
@@ -361,8 +377,8 @@ def normalise_value(key: str, raw: str) -> str:
     if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
             family == "pet" and (value[:1].isupper() or _pet_name(key, value))):
         return proper(value)  # a pet's name, however typed ("a kitten called tofu": Tofu)
-    if family == "health":
-        return condition(value).lower()
+    if family == "health":  # the words as said; the key is the condition's noun (llm/facts.py)
+        return value.lower()
     if family == "team":  # "the web team", "legal department": the team is "web", "legal"
         value = _TEAM_WORD.sub("", value) or value
     if family == "job":  # "a 58-year-old lorry driver", "nanny for two lil boys": the job
