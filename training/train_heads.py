@@ -67,10 +67,13 @@ def is_validation(row_id: str) -> bool:
 
 def extra_routing_rows() -> list[dict[str, object]]:
     """The extra corpus (``corpus/extra/``, written by other sessions): its fact statements
-    are FACT messages, its statements of no fact carry their label (NONE or EVENT)."""
+    are FACT messages, its statements of no fact carry their label (NONE or EVENT), and its
+    routing-only files (``routing_*.jsonl``: short statements, labelled for the head alone;
+    the fact tagger does not read them) carry theirs."""
     extra = CORPUS / "extra"
     facts = [{**row, "label": "FACT"} for path in sorted(extra.glob("facts_*.jsonl")) for row in read_jsonl(path)]
-    return facts + [row for path in sorted(extra.glob("negatives_*.jsonl")) for row in read_jsonl(path)]
+    labelled = [*sorted(extra.glob("negatives_*.jsonl")), *sorted(extra.glob("routing_*.jsonl"))]
+    return facts + [row for path in labelled for row in read_jsonl(path)]
 
 
 def routing_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
