@@ -236,11 +236,11 @@ def test_asking_to_be_called_back_is_no_name() -> None:
 
 
 @pytest.mark.parametrize(("text", "fact"), [
-    ("I work in HR, recruiting mostly", ("add", "user", "team", "hr")),
+    ("I work in HR, recruiting mostly", ("add", "user", "team", "HR")),
     ("i work in the finance department of a hospital", ("add", "user", "team", "finance")),
     ("i work in the msk team as a physio", ("add", "user", "team", "msk")),
     ("my sister Carmen works in accounts payable", ("add", "Carmen", "team", "accounts payable")),
-    ("my husband Lars is in the R&D team at Vestas", ("add", "Lars", "team", "r&d")),
+    ("my husband Lars is in the R&D team at Vestas", ("add", "Lars", "team", "R&D")),
     ("I work in retail", ("add", "user", "job", "retail")),
     ("I work in Leeds", ("add", "user", "location", "Leeds")),
 ])

@@ -234,3 +234,21 @@ def test_a_per_value_swap_retires_the_value_it_corrects(backend: OfflineBackend,
                              RouteContext(profile=current))
     found = {(f.action, f.key) for f in decision.facts}
     assert ("add", "health:cluster_headaches") in found and ("delete", "health:migraines") in found
+
+
+@pytest.mark.parametrize("text", [
+    "Profile for you:\n- Name: Oluwaseun Bakare\n- Age: 27\n- City: Ibadan\n- Job: civil engineer",
+    "profile - Name: Inés Moreno / Age: 33 / City: Seville / Job: flamenco dancer",
+])
+def test_a_list_of_the_speakers_attributes_is_a_fact_however_it_is_formatted(text: str) -> None:
+    message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
+    decision = OfflineBackend(HashingEmbedder()).route(message, RouteContext())
+    assert decision.kind == "FACT"
+    assert {"age", "location", "job"} <= {fact.key for fact in decision.facts if fact.subject == "user"}
+
+
+def test_a_note_with_one_or_two_labelled_fields_is_no_profile() -> None:
+    text = "Meeting notes\nDate: 3 March\nAttendees: Sam, Jo\nLocation: room 4\nTopic: budget"
+    message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
+    decision = OfflineBackend(HashingEmbedder()).route(message, RouteContext())
+    assert not {fact.key for fact in decision.facts if fact.key == "location"}

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from memfold.llm.cues import SELF_INTRODUCTION, content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
-from memfold.llm.keys import SINGLE_VALUED, canonical_key, canonical_subject, fact_key, product_kind, slug, speaker_subject
+from memfold.llm.keys import (SINGLE_VALUED, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
+                              slug, speaker_subject)
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
@@ -169,7 +170,8 @@ def clean_value(raw: str, *, max_words: int = 6, phrase: bool = False) -> str:
     ``phrase=True`` (likes, hobbies, goals) keeps prepositions: "going on road trips".
     """
     value = (_STOP_CLAUSE if phrase else _STOP_VALUE).sub("", raw.strip()).strip(" '\"-")
-    if value.lower() in _NOT_A_VALUE:  # "that's what I'm working towards now"
+    # "that's what I'm working towards now"; an acronym in capitals is a value ("I work in IT")
+    if value.lower() in _NOT_A_VALUE and not (len(value) > 1 and value.isupper()):
         return ""
     words = value.split()
     return " ".join(words[:max_words])
@@ -1241,6 +1243,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
                 best[slot] = item
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
     best = _shared_home(best, message.text, speaker)
+    for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
+        best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
     return [_to_extraction(item, message) for item in best.values()], strength
 
@@ -1297,6 +1301,40 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
         for subject in (speaker, other):
             best.setdefault((subject, "location"), replace(home, subject=subject))
     return best
+
+
+# a profile written as a list of labelled fields ("Name: Inés Moreno / Age: 33 / City: Seville",
+# "- diet: halal", "• wife: Rania"): each field whose label is a key of the vocabulary
+_FIELD_BREAK = re.compile(r"\n+|\s+/\s+|\s+\|\s+|\s*[•;]\s*")
+_FIELD = re.compile(r"^(?:[^:]*?\s[-\u2013]\s+)?\s*(?:[-*\u2013]\s+)?(?P<label>[A-Za-z][A-Za-z' ]{1,24}?)\s*[:=\u2013]\s*(?P<value>[^:]+?)\s*$")
+_FIELD_LISTS = frozenset({"allergy", "hobby", "likes", "dislikes", "skill", "goal", "health", "language"})
+FIELDS_FOR_A_PROFILE = 3  # fewer is a sentence with a colon ("Note: ..."), read by the rules
+
+
+def labelled_fields(text: str, speaker: str) -> list[Found]:
+    """The speaker's facts in a list of labelled fields, when the text has at least
+    ``FIELDS_FOR_A_PROFILE`` of them (by="fields")."""
+    found: list[Found] = []
+    for part in _FIELD_BREAK.split(text):
+        m = _FIELD.match(part)
+        if m is None:
+            continue
+        key, value = _field_key(m["label"]), re.split(r"\s+\(", m["value"])[0].strip(" .,")
+        if key is None or not value or len(value.split()) > 8:
+            continue
+        values = re.split(r",\s*|\s+and\s+", value) if key in _FIELD_LISTS else [value]
+        found += [Found(speaker, fact_key(key, v), v, 3.0, by="fields") for v in values if v]
+    return found if len({item.key.partition(":")[0] for item in found}) >= FIELDS_FOR_A_PROFILE else []
+
+
+def _field_key(label: str) -> str | None:
+    words = label.lower().split()
+    if words and words[0] in ("fav", "fave", "favourite", "favorite") and len(words) > 1:
+        return f"favorite:{slug(' '.join(words[1:]))}"
+    key = normalise_key(label)
+    if key.partition(":")[0] in SINGLE_VALUED or key in _FIELD_LISTS:
+        return key
+    return f"family:{words[0]}" if len(words) == 1 and re.fullmatch(_RELATIONS, words[0]) else None
 
 
 _STUDENT = re.compile(r"\b(?:student|major|undergrad|postgrad|fresher|freshman|sophomore)\b", re.IGNORECASE)

@@ -38,7 +38,8 @@ from memfold.llm.cues import (
     none_cues,
 )
 from memfold.llm.facts import (
-    age_grown, birthday_corrected, diet_given_up, extract_facts, keyed_changes, replaced_siblings, role_successor, status_of_stored_person,
+    FIELDS_FOR_A_PROFILE, age_grown, birthday_corrected, diet_given_up, extract_facts, keyed_changes, replaced_siblings,
+    role_successor, status_of_stored_person,
     swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
@@ -274,7 +275,14 @@ class OfflineBackend:
                 scores = scores + self.embedding_weight * similarity
                 a.cues.reasons.append("prototypes: " + ", ".join(
                     f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
-        if a.changes_stored and KINDS[int(np.argmax(scores))] == "NONE":
+        if sum("(fields weight" in f.reason for f in a.facts) >= FIELDS_FOR_A_PROFILE \
+                and KINDS[int(np.argmax(scores))] != "FACT":
+            # "Profile for you: - Name: ... - Age: 27 - City: ...": the speaker's own attributes
+            # as a list, however much it looks like a pasted note
+            scores = scores.copy()
+            scores[KINDS.index("FACT")] = scores.max() + 1.0
+            a.cues.reasons.append("a list of the speaker's attributes")
+        if a.changes_stored and KINDS[int(np.argmax(scores))] in ("NONE", "DOCUMENT"):
             # "moved teams, search now" names the stored key and its new value: a fact, however
             # short (the head reads such fragments as chatter)
             scores = scores.copy()

@@ -385,8 +385,8 @@ def normalise_value(key: str, raw: str) -> str:
         value = _JOB_TAIL.sub("", _AGED.sub("", value)) or value
     if family == "job" and (agent := _AGENT.match(value)):  # "teach yoga": yoga teacher
         value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower()]]))
-    if family in LOWER_FAMILIES:
-        return value.lower()
+    if family in LOWER_FAMILIES:  # an acronym keeps its capitals ("IT", "HR", "QA")
+        return value if len(value) > 1 and value.isupper() and len(value) <= 4 else value.lower()
     if family == "education":  # "an economics major": the subject is economics; "(I study) at Leeds": Leeds
         value = _MAJOR.sub("", re.sub(r"^at\s+", "", value, flags=re.IGNORECASE)) or value
     if family == "nationality":
@@ -428,5 +428,10 @@ _ES_PLURAL = re.compile(r"(?:s|x|z|ch|sh|o)es$")
 
 
 def content_words(text: str) -> set[str]:
-    """Its words without stop words, plural and verb endings folded ("tree nuts" = "nut tree")."""
-    return {fold_word(w) for w in _WORD.findall(text.lower()) if w not in _STOP}
+    """Its words without stop words, plural and verb endings folded ("tree nuts" = "nut tree");
+    an acronym in capitals is no stop word ("IT", "US")."""
+    return {fold_word(w.lower()) for w in _ANY_CASE_WORD.findall(text)
+            if w.lower() not in _STOP or (len(w) > 1 and w.isupper())}
+
+
+_ANY_CASE_WORD = re.compile(_WORD.pattern, re.IGNORECASE)
