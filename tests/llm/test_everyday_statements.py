@@ -456,3 +456,23 @@ def test_more_everyday_statements(text: str, fact: tuple[str, str, str, str]) ->
                                   "im a cancer survivor, 5 years clear"])
 def test_no_job_or_birthday_in_a_turn_of_phrase(text: str) -> None:
     assert not {f for f in _tagged(text) if f[2] in ("job", "birthday")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("i'm a cyclist, road bike mostly", ("add", "user", "hobby:cycling", "cycling")),
+    ("Note it: I'm a morning runner.", ("add", "user", "hobby:running", "running")),
+    ("I collect vinyl records.", ("add", "user", "hobby:collecting_vinyl_records", "collecting vinyl records")),
+    ("I'm a professional cyclist for Team Sky", ("add", "user", "job", "professional cyclist")),
+])
+def test_one_who_does_a_pastime_has_it_as_a_hobby(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("I speak fluent Mandarin.", "skill:mandarin"),
+    ("fwiw i speak german", "skill:german"),
+    ("i speak german natively but my english is ok", "language"),
+    ("I mostly speak Cantonese", "language"),
+])
+def test_a_language_spoken_is_a_skill_unless_it_is_the_main_one(text: str, key: str) -> None:
+    assert key in {k for _a, _s, k, _v in _tagged(text)}

@@ -521,7 +521,7 @@ def test_the_speakers_relationship_status_from_how_they_speak_of_their_partner(t
     ("living in a tiny studio in paris rn, need small space hacks", "location", "Paris"),
     ("home is nairobi for me", "location", "Nairobi"),
     ("i speak cantonese mostly day to day", "language", "Cantonese"),
-    ("i speak a bit of spanish", "language", "Spanish"),
+    ("i speak a bit of spanish", "skill:spanish", "spanish"),  # a language spoken, not the main one
 ])
 def test_everyday_phrasings_give_the_vocabularys_key_and_a_clean_value(text: str, key: str, value: str) -> None:
     found = {f.key: f.value for f in _facts(text)}

@@ -37,3 +37,21 @@ def test_no_correction_starts_from_a_real_word() -> None:
     vocabulary = json.loads((default_model_path() / "tokenizer.json").read_text(encoding="utf-8"))
     words = {token for token in vocabulary["model"]["vocab"] if token.isalpha()}
     assert CORRECTIONS and not sorted(slip for slip in CORRECTIONS if slip in words)
+
+
+def test_the_router_reads_a_slip_as_meant_and_grounds_its_fact() -> None:
+    """Through the offline backend: the fact is read and passes grounding against the text
+    as typed (the stored raw turn keeps the slip)."""
+    from datetime import datetime, timezone
+
+    from memfold.embed import HashingEmbedder
+    from memfold.llm import OfflineBackend, RouteContext
+    from memfold.models import Message
+    from memfold.router.grounding import grounding_problem
+
+    message = Message(msg_id="m", user_id="u", role="user", text="My ucnle Femi lives in Peckham",
+                      ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    decision = OfflineBackend(HashingEmbedder()).route(message, RouteContext())
+    relation = [fact for fact in decision.facts if fact.key == "family:uncle"]
+    assert [fact.value for fact in relation] == ["Femi"]
+    assert grounding_problem(relation[0], message) is None

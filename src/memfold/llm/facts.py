@@ -26,7 +26,7 @@ from memfold.llm.keys import (SINGLE_VALUED, canonical_key, canonical_subject, f
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
-from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, gerund
+from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, gerund
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
@@ -115,7 +115,7 @@ _STOP_VALUE = re.compile(
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
-    r"anymore|any more|again|lol|haha|instead of|rather than|for (?:work|good|now|school|uni|"
+    r"anymore|any more|again|lol|haha|instead of|rather than|not|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so|since|which|who|when|where|while|though|although|as|if|"
@@ -244,6 +244,17 @@ def _employer_after_job(m: re.Match[str]) -> str | None:
     job = phrase[-2] if len(phrase) >= 2 else ""
     capital = m["v"].strip()[:1].isupper()
     return "employer" if capital and (job in _JOBS or _JOB_SUFFIX.search(job) or job in _JOB_HEADS) else None
+
+
+# the language (first or main) is one said to be native, mostly spoken or spoken at home;
+# "I speak fluent Mandarin", "fwiw i speak german" is a skill
+_MAIN_LANGUAGE = re.compile(r"\b(?:native(?:ly)?|first|mother tongue|mostly|mainly|at home|all day|every day|"
+                            r"with my (?:mum|mom|mother|dad|father|parents|family|grandparents|kids|children))\b",
+                            re.IGNORECASE)
+
+
+def _speak_key(m: re.Match[str]) -> str:
+    return "language" if _MAIN_LANGUAGE.search(m.string) else "skill"
 
 
 def _location_after_job(m: re.Match[str]) -> str | None:
@@ -459,7 +470,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:play|practi[cs]e) (?P<v>(?:the )?(?:guitar|piano|violin|drums|cello|flute|"
      r"saxophone|tennis|soccer|football|chess|basketball|volleyball|golf|hockey|baseball|yoga|"
      r"pilates|karate|judo|badminton|rugby|cricket|ukulele|bass))\b", "hobby", 2.5),
-    (r"\bi speak " + _V, "language", 2.5),
+    (r"\bi speak " + _V, _speak_key, 2.5),
     (r"\bmy (?:native|first|mother) (?:language|tongue) is " + _V, "language", 3.0),
     (r"\b(?:my (?:goal|dream|ambition|plan) is to|i (?:want|hope|plan|intend|aim) to become|"
      r"i'm (?:training|studying|hoping|working) to (?:be|become)|"
@@ -557,13 +568,16 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "Indian passport holder here", "as a kenyan citizen": the nationality
     (r"\b(?P<v>" + "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
      + r") (?:passport holder|citizen|national)\b", "nationality", 2.5),
+    # "I'm a single dad", "being a single mum of two": the speaker's status
+    (r"\b(?:i'm|i am|being) an? (?P<v>single) (?:mum|mom|mother|dad|father|parent)\b", "relationship_status", 3.0),
     (r"\bmy hometown is " + _V, "hometown", 3.0),
     (r"\bgrew up in " + _V, "hometown", 2.5),
     (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
      "diet", 3.0),
     (r"\bi (?:have to |need to )?eat (?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\b(?P<v>[A-Z][a-z]+) is my (?:native|first|mother) (?:language|tongue)\b", "language", 3.0),
-    (r"\bi (?:mostly |mainly )?speak (?P<v>[A-Z][a-z]+)\b", "language", 2.5),
+    (r"\bi (?:mostly |mainly )?speak (?P<v>(?!(?:fluent|fluently|some|basic|a|little|conversational)\b)[A-Z][a-z]+)\b",
+     _speak_key, 2.5),
     (r"\bi have (?:an? |a severe |a bad |a mild )?(?P<v>[\w-]+(?: [\w-]+)?) allergy", "allergy", 3.0),
     (r"\bi(?:'m| am) (?:severely |very |really |deathly )?allergic to " + _V, "allergy", 3.0),
     (r"\bi (?:get|suffer from|have|'ve got|live with|struggle with|was diagnosed with) (?:an? )?"
@@ -823,8 +837,8 @@ _RELATION_NAME = re.compile(r"\b(?i:my|our) (?P<rel>(?i:" + _RELATIONS + r")),? 
 _SMALL_AGE = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
 
-def _relation_facts(sentence: str, speaker: str) -> list[Found]:
-    """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
+def _named_relatives(sentence: str, speaker: str) -> list[Found]:
+    """'my sister Ana is a nurse' -> (speaker, family:sister, Ana) + (Ana, job, nurse)."""
     found: list[Found] = []
     for m in _RELATION_RULE.finditer(sentence):
         rel, name = m["rel"].lower(), m["name"]
@@ -835,15 +849,19 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             continue  # "my brother Luca is moving to Turin": an event, not a trait
         # "Jonas lives in Hamburg and works at Airbus" is read as "I live in Hamburg and I
         # work at Airbus" by the first-person rules, with Jonas as the subject
-        # "My daughter Mia is seven": a child's age in words (the speaker's rules read "I'm
-        # seven" as nothing of an adult's)
         theirs = _rule_facts(_as_first_person(tail), name, False)
         said = [item for item in theirs if item.subject == name and not item.key.startswith("fact")] \
             or _fallback_relation_fact(m, name)
-        found += [replace(item, key="age")  # the stored age is digits (values.normalise_value)
+        # "My daughter Mia is seven": a child's age in words (the stored age is digits)
+        found += [replace(item, key="age")
                   if item.key.startswith("trait:") and re.fullmatch(_SMALL_AGE, item.value.lower()) else item
                   for item in said]
-    found = found or _lowercase_relatives(sentence, speaker)
+    return found
+
+
+def _relation_facts(sentence: str, speaker: str) -> list[Found]:
+    """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
+    found = _named_relatives(sentence, speaker) or _lowercase_relatives(sentence, speaker)
     if found:
         return found
     for m in _RELATION_NAME.finditer(sentence):  # "I live with my girlfriend Sofia"
@@ -1052,6 +1070,18 @@ def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
 _WHERE_TAIL = re.compile(r"\s+(?:near|by|off|opposite|next to|round the corner from)\s.*$", re.IGNORECASE)
 
 
+def _key_trimmed(key: str, key_fn: KeyFn, value: str) -> str:
+    """A rule's value without what its key never holds."""
+    if key == "hobby":
+        return _LEADING_TO.sub("", value)
+    if key == "employer":  # "a barista at Pret near liverpool st": the employer is Pret
+        return _WHERE_TAIL.sub("", value) or value
+    if key == "language" or key_fn is _speak_key:
+        # "a bit of spanish", "cantonese mostly day to day": the language
+        return _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value
+    return value
+
+
 def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     found: list[Found] = []
     words = set(_WORDS.findall(sentence.lower()))
@@ -1073,16 +1103,12 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):
-                # "I don't eat meat": a diet, not a deletion
-                found.append(Found(speaker, "diet", f"no {value}", weight))
+                # "I don't eat meat": a diet (vegetarian), not a deletion; "i dont eat pork" names
+                # no diet of the vocabulary, so it is a food the speaker does not take
+                found.append(Found(speaker, "diet", f"no {value}", weight) if diet_value(f"no {value}")
+                             else Found(speaker, fact_key("dislikes", value), value, weight))
                 continue
-            if key == "hobby":
-                value = _LEADING_TO.sub("", value)
-            if key == "employer":  # "a barista at Pret near liverpool st": the employer is Pret
-                value = _WHERE_TAIL.sub("", value) or value
-            if key == "language":  # "a bit of spanish", "cantonese mostly day to day": the language
-                value = _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value
-            value = _named_part(key, value)
+            value = _named_part(key, _key_trimmed(key, key_fn, value))
             if key in ("location", "hometown") and value == clean_value(raw) and (region := _REGION.match(sentence, m.end("v"))):
                 value = f"{value}, {region['region']}"  # "I live in Portland, Maine": the state says which Portland
             if key in ("location", "hometown") and _only_time_words(value):
@@ -1177,11 +1203,18 @@ def gerund(verb: str) -> str:
 
 
 def _hobby_as_activity(item: Found) -> Found:
-    """A hobby read as a bare verb ("paint", from "I paint in my spare time") is the activity:
-    ``hobby:painting``, as the habit rule reads it."""
-    if item.key.partition(":")[0] != "hobby" or item.value.lower() not in _HOBBY_VERBS:
-        return item
-    activity = gerund(item.value.lower())
+    """A hobby read as a verb ("paint", from "I paint in my spare time"; "collect vinyl") is
+    the activity: ``hobby:painting``, "collecting vinyl", as the habit rule reads it; and a
+    "job" that names one who does a pastime ("I'm a cyclist") is that hobby."""
+    family = item.key.partition(":")[0]
+    words = item.value.lower().split()
+    if family == "job" and words and words[-1] in HOBBY_AGENTS and not {"pro", "professional"} & set(words):
+        # the value stays the words said; its stored spelling is the activity (values.normalise_value)
+        return replace(item, key=fact_key("hobby", HOBBY_AGENTS[words[-1]]), value=item.value)
+    if family != "hobby" or not words or words[0] not in _HOBBY_VERBS or words[0] == "play" \
+            or (len(words) == 1 or not words[1].isalpha()) and item.value.lower() not in _HOBBY_VERBS:
+        return item  # "my hobby is crochet 🧶": a noun as much as a verb
+    activity = " ".join([gerund(words[0]), *item.value.split()[1:]])
     return replace(item, key=fact_key("hobby", activity), value=activity)
 
 
@@ -1306,7 +1339,8 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
 # a profile written as a list of labelled fields ("Name: Inés Moreno / Age: 33 / City: Seville",
 # "- diet: halal", "• wife: Rania"): each field whose label is a key of the vocabulary
 _FIELD_BREAK = re.compile(r"\n+|\s+/\s+|\s+\|\s+|\s*[•;]\s*")
-_FIELD = re.compile(r"^(?:[^:]*?\s[-\u2013]\s+)?\s*(?:[-*\u2013]\s+)?(?P<label>[A-Za-z][A-Za-z' ]{1,24}?)\s*[:=\u2013]\s*(?P<value>[^:]+?)\s*$")
+_FIELD = re.compile(r"^(?:[^:]*?\s[-\u2013]\s+)?\s*(?:[-*\u2013]\s+)?"  # "profile - ", a bullet
+                    r"(?P<label>[A-Za-z][A-Za-z' ]{1,24}?)\s*[:=\u2013]\s*(?P<value>[^:]+?)\s*$")
 _FIELD_LISTS = frozenset({"allergy", "hobby", "likes", "dislikes", "skill", "goal", "health", "language"})
 FIELDS_FOR_A_PROFILE = 3  # fewer is a sentence with a colon ("Note: ..."), read by the rules
 

@@ -45,7 +45,7 @@ def _corrections() -> dict[str, str]:
     for target in _TARGETS:
         for slip in _slips(target):
             seen.setdefault(slip, set()).add(target)
-    # a slip two targets share ("sisetr"?) says neither for sure
+    # a slip two targets share says neither for sure
     return {slip: targets.pop() for slip, targets in seen.items()
             if len(targets) == 1 and slip not in _TARGETS and slip not in _REAL_WORDS}
 

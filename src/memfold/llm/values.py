@@ -77,12 +77,13 @@ _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", 
 BUSINESSES = ("restaurant|shop|store|café|cafe|coffee shop|bakery|bar|salon|business|company|gym|studio|farm|"
               "pub|bookshop|bookstore|boutique|agency|clinic|hotel|food truck|startup|daycare|nursery|"
               "garage|brewery|winery|florist|barbershop|dental practice|practice|franchise|hostel|b&b")
-_AGENT = re.compile(r"^(?P<verb>teach|teaches|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
+_AGENT = re.compile(r"^(?P<verb>teach|teaches|teaching|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
                     r"her own |their own |our own )?(?P<what>[\w&'-]+(?: [\w&'-]+)?))?$", re.IGNORECASE)
-_AGENTS = {"teach": "teacher", "teaches": "teacher", "own": "owner", "owns": "owner",
+_AGENTS = {"teach": "teacher", "teaches": "teacher", "teaching": "teacher", "own": "owner", "owns": "owner",
            "manage": "manager", "manages": "manager"}
 _MAJOR = re.compile(r"\s+(?:major|minor)$", re.IGNORECASE)
-_TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)]+$")
+# trailing punctuation, and emoji a casual message ends a value with ("crochet 🧶")
+_TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)\u2600-\u27bf\ufe0f\u200d\U0001f000-\U0001faff]+$")
 
 
 def birthday(raw: str) -> str | None:
@@ -159,7 +160,7 @@ def diet(raw: str) -> str | None:
 # "dairy free btw"): the diet that leaves it out
 _AVOIDED_DIETS = {"gluten": "gluten-free", "dairy": "dairy-free", "lactose": "lactose-free",
                   "meat": "vegetarian", "meat or fish": "vegetarian", "meat and fish": "vegetarian",
-                  "meat or fish or eggs or dairy": "vegan", "animal products": "vegan"}
+                  "animal products": "vegan"}
 _AVOIDED_FOOD = re.compile(r"(?:no |zero |without |cutting (?:out )?|cut out |avoiding |off )?"
                            r"(?P<food>" + "|".join(sorted(_AVOIDED_DIETS, key=len, reverse=True)) + r")"
                            r"(?: free| anymore| at all)?")
@@ -359,6 +360,12 @@ def _pet_name(key: str, value: str) -> bool:
     return 0 < len(words) <= 2 and not (kind and kind.split()[-1] in words) and _looks_like_name(value)
 
 
+# "I'm a cyclist", "a morning runner", "i'm a gamer": one who does a pastime; the hobby is the pastime
+HOBBY_AGENTS = {"runner": "running", "jogger": "jogging", "cyclist": "cycling", "gamer": "gaming",
+                "hiker": "hiking", "climber": "climbing", "boulderer": "bouldering", "surfer": "surfing",
+                "skier": "skiing", "snowboarder": "snowboarding", "swimmer": "swimming", "knitter": "knitting"}
+
+
 def normalise_value(key: str, raw: str) -> str:
     """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
     family = key.split(":", 1)[0]
@@ -377,6 +384,9 @@ def normalise_value(key: str, raw: str) -> str:
     if key in NAME_KEYS or (family in NAME_FAMILIES and _looks_like_name(value)) or (
             family == "pet" and (value[:1].isupper() or _pet_name(key, value))):
         return proper(value)  # a pet's name, however typed ("a kitten called tofu": Tofu)
+    agent = value.lower().split()[-1] if value.split() else ""
+    if family == "hobby" and agent in HOBBY_AGENTS and len(value.split()) <= 2:  # "a morning runner"
+        return HOBBY_AGENTS[agent]
     if family == "health":  # the words as said; the key is the condition's noun (llm/facts.py)
         return value.lower()
     if family == "team":  # "the web team", "legal department": the team is "web", "legal"
