@@ -476,3 +476,16 @@ def test_one_who_does_a_pastime_has_it_as_a_hobby(text: str, fact: tuple[str, st
 ])
 def test_a_language_spoken_is_a_skill_unless_it_is_the_main_one(text: str, key: str) -> None:
     assert key in {k for _a, _s, k, _v in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "children"), [
+    ("My kids are Leo and Ava.", {"Leo", "Ava"}),
+    ("my twins Ruby and Rose are 11, what phone rules should we set", {"Ruby", "Rose"}),
+    ("we're a family of four, me, my husband Pedro and our boys Lucas and Gabriel", {"Lucas", "Gabriel"}),
+])
+def test_children_named_together_are_each_a_child(text: str, children: set[str]) -> None:
+    assert {v for _a, s, k, v in _tagged(text) if s == "user" and k.startswith("child:")} == children
+
+
+def test_a_twin_named_alone_is_a_sibling() -> None:
+    assert ("add", "user", "family:twin", "Luca") in _tagged("my twin Luca lives in Turin")

@@ -96,7 +96,7 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
               "twin brother|twin sister|mother-in-law|father-in-law|sister-in-law|brother-in-law|"
               "son-in-law|daughter-in-law|parents-in-law|"
               "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather|"
-              "gp|doctor|therapist|dentist|personal trainer|trainer|tutor|landlord|landlady|team lead|supervisor|coach")
+              "gp|doctor|therapist|dentist|personal trainer|trainer|tutor|landlord|landlady|team lead|supervisor|coach|twin")
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
@@ -714,7 +714,8 @@ _HAVE_RELATION = re.compile(
     r"(?P<rel>(?i:" + _RELATIONS + r"))(?:,| (?i:called|named))? (?P<name>[A-Z][\w'-]+)\b")
 
 
-_CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter".split())
+_CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter "
+                      "sons daughters kids children boys girls".split())  # "my kids are Leo and Ava"
 # "law at Kings", "psychology at uni of cape town": a school after "at" (not "at night", "at uni")
 _AT_SCHOOL = re.compile(r" at (?:(?-i:[A-Z])|(?!(?:night|home|work|weekends?|the (?:moment|weekend|library|gym|same)|"
                         r"school|college|uni|university|least|all|once|first|times|the minute|my|a|an)\b)"
@@ -1275,7 +1276,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
-    best = _shared_home(best, message.text, speaker)
+    best = _twins_as_children(_shared_home(best, message.text, speaker), message.text, speaker)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1333,6 +1334,21 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
     if home is not None:
         for subject in (speaker, other):
             best.setdefault((subject, "location"), replace(home, subject=subject))
+    return best
+
+
+_OUR_TWINS = re.compile(r"\b(?:my|our) (?:\w+ )?twins\b", re.IGNORECASE)
+
+
+def _twins_as_children(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """"my twins Ruby and Rose", "our twins, Noor and Zain": the speaker's children, not a twin
+    sibling (the tagger reads the relation word alone)."""
+    if not _OUR_TWINS.search(text):
+        return best
+    for slot, item in list(best.items()):
+        if slot in ((speaker, "family:twin"), (speaker, "family:twins")):
+            del best[slot]
+            best.setdefault((speaker, f"child:{slug(item.value)}"), replace(item, key=f"child:{slug(item.value)}"))
     return best
 
 

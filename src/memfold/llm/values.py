@@ -77,9 +77,9 @@ _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", 
 BUSINESSES = ("restaurant|shop|store|café|cafe|coffee shop|bakery|bar|salon|business|company|gym|studio|farm|"
               "pub|bookshop|bookstore|boutique|agency|clinic|hotel|food truck|startup|daycare|nursery|"
               "garage|brewery|winery|florist|barbershop|dental practice|practice|franchise|hostel|b&b")
-_AGENT = re.compile(r"^(?P<verb>teach|teaches|teaching|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
+_AGENT = re.compile(r"^(?P<verb>teach|teaches|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
                     r"her own |their own |our own )?(?P<what>[\w&'-]+(?: [\w&'-]+)?))?$", re.IGNORECASE)
-_AGENTS = {"teach": "teacher", "teaches": "teacher", "teaching": "teacher", "own": "owner", "owns": "owner",
+_AGENTS = {"teach": "teacher", "teaches": "teacher", "own": "owner", "owns": "owner",
            "manage": "manager", "manages": "manager"}
 _MAJOR = re.compile(r"\s+(?:major|minor)$", re.IGNORECASE)
 # trailing punctuation, and emoji a casual message ends a value with ("crochet 🧶")
@@ -393,6 +393,8 @@ def normalise_value(key: str, raw: str) -> str:
         value = _TEAM_WORD.sub("", value) or value
     if family == "job":  # "a 58-year-old lorry driver", "nanny for two lil boys": the job
         value = _JOB_TAIL.sub("", _AGED.sub("", value)) or value
+    if family == "job" and value.lower() == "teaching":  # "I'm teaching now" (not "a teaching assistant")
+        return "teacher"
     if family == "job" and (agent := _AGENT.match(value)):  # "teach yoga": yoga teacher
         value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower()]]))
     if family in LOWER_FAMILIES:  # an acronym keeps its capitals ("IT", "HR", "QA")
