@@ -489,3 +489,87 @@ def test_children_named_together_are_each_a_child(text: str, children: set[str])
 
 def test_a_twin_named_alone_is_a_sibling() -> None:
     assert ("add", "user", "family:twin", "Luca") in _tagged("my twin Luca lives in Turin")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("wait i got it wrong, mum's birthday is march 4 not the 14th", ("add", "user's mom", "birthday", "March 4")),
+    ("dad finally got a new job, hes a bus driver now", ("add", "user's dad", "job", "bus driver")),
+    ("mums car is a little fiat 500 now", ("add", "user's mom", "possession:car", "fiat 500")),
+    ("bro-in-law is a firefighter now", ("add", "user's brother-in-law", "job", "firefighter")),
+])
+def test_a_parent_or_elder_said_without_my_is_the_speakers(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _tagged(text)
+    assert fact in found
+    assert not any(key == "age" for _, _, key, _ in found)  # "fiat 500" is no age
+
+
+@pytest.mark.parametrize("text", ["Mom, can you help me with this email", "Mum of three: Ada (9) and Ebuka (6)"])
+def test_a_parent_addressed_or_described_is_no_job_and_no_relative(text: str) -> None:
+    assert not {f for f in _tagged(text) if f[2] in ("job", "family:mom")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("were engaged, wedding next year", ("add", "user", "relationship_status", "engaged")),
+    ("our main language at home is english", ("add", "user", "language", "English")),
+    ("my husband Kwame is in the marketing dept at his firm", ("add", "Kwame", "team", "marketing")),
+    ("my sister olga's birthday is 4 june", ("add", "Olga", "birthday", "June 4")),
+    ("my husbands called dave", ("add", "user", "relationship_status", "married")),
+    ("im no longer on the mobile team, moved to platform", ("add", "user", "team", "platform")),
+    ("I'm back to eating meat", ("add", "user", "diet", "omnivore")),
+    ("my roommate is back to eating meat, she said she felt weak", ("add", "user's roommate", "diet", "omnivore")),
+])
+def test_everyday_changes_and_statements(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "unwanted"), [
+    ("our main language at home is english", "location"),
+    ("I'm a PhD student in physics at ETH Zürich", "location"),
+    ("my mom is based in Leeds", "trait"),
+    ("my dad is originally from Cork", "trait"),
+])
+def test_no_place_or_bare_trait_read_from_a_phrase(text: str, unwanted: str) -> None:
+    assert not {f for f in _tagged(text) if f[2].split(":")[0] == unwanted}
+
+
+@pytest.mark.parametrize(("text", "things"), [
+    ("i hate olives, anchovies and capers", {"dislikes:olives", "dislikes:anchovies", "dislikes:capers"}),
+    ("i really dont like coriander or mushrooms, swap them out in this recipe?",
+     {"dislikes:coriander", "dislikes:mushrooms"}),
+    ("im allergic to peanuts and shellfish", {"allergy:peanuts", "allergy:shellfish"}),
+    ("I love hiking and reading", {"hobby:hiking", "hobby:reading"}),
+])
+def test_each_thing_of_a_list_is_its_own_value(text: str, things: set[str]) -> None:
+    assert things <= {key for _a, _s, key, _v in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "unwanted"), [
+    ("It turned out I'm allergic to peanuts, not almonds.", "allergy:not_almonds"),
+    ("Turns out I'm not allergic to shellfish, just crab.", "allergy:just_crab"),
+    ("I love jazz and my wife loves rock", "likes:my_wife"),
+])
+def test_a_list_ends_where_a_correction_or_another_clause_begins(text: str, unwanted: str) -> None:
+    assert unwanted not in {key for _a, _s, key, _v in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "pet"), [
+    ("my pug otis snores louder than my dad lol", ("add", "user", "pet:dog", "Otis")),
+    ("need a groomer for my cockapoo teddy, hes sooo fluffy", ("add", "user", "pet:dog", "Teddy")),
+])
+def test_a_pet_named_in_lowercase(text: str, pet: tuple[str, str, str, str]) -> None:
+    assert pet in _tagged(text)  # a pug or a cockapoo is a dog (the key is the kind of animal)
+
+
+@pytest.mark.parametrize("text", ["my dog walker says hes great", "my cat food costs a fortune",
+                                  "my lab partner is great"])
+def test_a_word_after_a_pet_kind_is_no_name_when_it_is_a_thing(text: str) -> None:
+    assert not {f for f in _tagged(text) if f[2].startswith("pet:")}
+
+
+@pytest.mark.parametrize(("text", "job"), [
+    ("im freelancing as a copywriter now", "freelance copywriter"),
+    ("I freelance as a translator", "freelance translator"),
+    ("my husband is a retired postman", "retired postman"),
+])
+def test_freelance_and_man_named_jobs(text: str, job: str) -> None:
+    assert job in {v for _a, _s, k, v in _tagged(text) if k == "job"}

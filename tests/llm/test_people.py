@@ -187,3 +187,38 @@ def test_someone_stored_by_name_alone_is_known_to_an_assistants_user_only() -> N
     assert KnownPeople(stored, "user").subject_for(sentence, "user", "job", "analytics manager") == "Fernanda"
     # in a chat between named people, a stored name may be the other speaker's
     assert KnownPeople(stored, "Caroline").subject_for(sentence, "Caroline", "job", "analytics manager") == "Caroline"
+
+
+def _tagged(text: str, stored: dict[tuple[str, str], str]) -> set[tuple[str, str, str]]:
+    """What the rules and the packaged fact tagger read together (the router's default)."""
+    from memfold.llm.tagger import packaged_tagger
+
+    message = Message(msg_id="m2", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    facts, _ = extract_facts(message, stored=stored, tagger=packaged_tagger())
+    return {(f.subject, f.key, f.value) for f in facts}
+
+
+def test_a_relative_said_by_a_short_name_or_object_pronoun_takes_the_fact() -> None:
+    stored = {("user's mother-in-law", "diet"): "keto", ("user", "family:brother"): "Tiago",
+              ("Tiago", "location"): "São Paulo"}
+    assert ("user's mother-in-law", "diet", "vegan") in _tagged("mil gave up keto, shes vegan now", stored)
+    moved = _tagged("tiago just sent me pics from his new apartment in Curitiba", stored)
+    assert ("Tiago", "location", "Curitiba") in moved and ("user", "location", "Curitiba") not in moved
+
+
+def test_a_pastime_someone_got_the_speaker_into_is_the_speakers() -> None:
+    stored = {("user", "family:cousin"): "Thandiwe"}
+    found = _tagged("Thandiwe is the one who got me into freediving", stored)
+    assert ("user", "hobby:freediving", "freediving") in found
+
+
+def test_a_home_shared_with_a_known_relative_is_both_of_theirs() -> None:
+    stored = {("user's mom", "location"): "Cork", ("user", "location"): "Dublin"}
+    found = _tagged("mum moved in with us in Limerick last week", stored)
+    assert {("user", "location", "Limerick"), ("user's mom", "location", "Limerick")} <= found
+
+
+def test_a_value_read_from_other_words_still_goes_to_the_person_named_before_it() -> None:
+    people = KnownPeople({("user's uncle", "job"): "pastor"}, "user")
+    assert people.subject_for("uncle retired, he farms cocoa full time now", "user", "job",
+                              "cocoa farmer") == "user's uncle"

@@ -55,3 +55,23 @@ def test_the_router_reads_a_slip_as_meant_and_grounds_its_fact() -> None:
     relation = [fact for fact in decision.facts if fact.key == "family:uncle"]
     assert [fact.value for fact in relation] == ["Femi"]
     assert grounding_problem(relation[0], message) is None
+
+
+def test_a_vowel_spelt_as_another_in_a_long_word_is_put_back() -> None:
+    assert corrected("we seperated last year") == "we separated last year"
+    assert corrected("she's vegeterian") == "she's vegetarian"
+    assert corrected("I made a collage") == "I made a collage"  # a real word stays
+    assert corrected("my cat is here") == "my cat is here"  # short words are never touched
+
+
+def test_a_corrected_status_replaces_the_one_its_partner_word_implies() -> None:
+    from datetime import datetime, timezone
+
+    from memfold.llm.facts import extract_facts
+    from memfold.models import Message
+
+    text = corrected("my husband and i seperated last month, still living close for the kids")
+    message = Message(msg_id="m", user_id="u", speaker="user", role="user", text=text,
+                      ts=datetime(2024, 1, 1, tzinfo=timezone.utc))
+    facts, _ = extract_facts(message)
+    assert {(f.key, f.value) for f in facts if f.key == "relationship_status"} == {("relationship_status", "separated")}

@@ -252,3 +252,30 @@ def test_a_note_with_one_or_two_labelled_fields_is_no_profile() -> None:
     message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
     decision = OfflineBackend(HashingEmbedder()).route(message, RouteContext())
     assert not {fact.key for fact in decision.facts if fact.key == "location"}
+
+
+def _chatter_head(dim: int) -> object:
+    """A working head that reads every message as chatter (NONE), whatever it says."""
+    from memfold.llm.head import LinearHead
+    from memfold.llm.offline import KINDS
+    from memfold.llm.route_features import ROUTE_CUES
+
+    width = dim + len(ROUTE_CUES)
+    return LinearHead(labels=KINDS, cue_names=ROUTE_CUES, embedders=(HashingEmbedder().name,),
+                      weights=np.zeros((width, len(KINDS)), dtype=np.float32),
+                      bias=np.array([0.0, 0.0, 0.0, 5.0], dtype=np.float32),
+                      cue_mean=np.zeros(len(ROUTE_CUES), dtype=np.float32),
+                      cue_scale=np.ones(len(ROUTE_CUES), dtype=np.float32))
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Because I work at the Port of Rotterdam, people ask me about shipping at parties", "FACT"),
+    ("fyi I live in Leeds, whats a good day trip", "FACT"),
+    ("explain mortgages like im 12", "NONE"),  # a turn of phrase (a weaker rule) stays chatter
+    ("my sister lives in Leeds, whats a good day trip", "NONE"),  # not the speaker's own fact
+])
+def test_a_fact_stated_in_the_surest_words_is_kept_when_the_head_reads_chatter(text: str, kind: str) -> None:
+    embedder = HashingEmbedder()
+    backend = OfflineBackend(embedder, head=_chatter_head(embedder.dim), tagger=False)  # type: ignore[arg-type]
+    message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
+    assert backend.route(message, RouteContext()).kind == kind

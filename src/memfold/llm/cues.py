@@ -92,8 +92,12 @@ _REACTION = re.compile(
     r"^(?:wow|oh|aww+|omg|haha+|lol|that's|that is|sounds|so|what a|how|congrats|nice|great|"
     r"awesome|cool|amazing|glad|sorry|thanks|thank you|yay|good for you|you're|you are|"
     r"i'm (?:so )?(?:glad|happy|sorry|proud) (?:for|to hear|that you|of you))\b")
+# "were you there?" asks; "were engaged, wedding next year" is "we're" typed without its
+# apostrophe: a question's "were" is followed by who or what it asks about
+WERE_ASKS = (r"were(?= (?:you|they|we|there|the|these|those|i|he|she|it|all|any|my|your|his|her|their|our|"
+             r"both|not|u|ya|people|things)\b)")
 _QUESTION_START = re.compile(
-    r"^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|was|were|can|could|"
+    r"^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|was|" + WERE_ASKS + r"|can|could|"
     r"would|will|should|have|has|any|anything|tell me|remind me|any idea|got any)\b")
 _REQUEST = re.compile(
     r"^(?:please |pls |can you |could you |would you |will you )?(?:remind|tell|show|give|"
@@ -321,7 +325,8 @@ _QUESTION_TAIL = re.compile(
     r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
     r"(?:(?:so|and|but|then)\s+)?(?:(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
     r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
-    r"pls|please)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$", re.IGNORECASE)
+    r"pls|please|plan|swap|find|write|make|explain|check|show|list|draft|pick|choose|create|translate|"
+    r"convert|fix)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|my|we|we're|our)\b", re.IGNORECASE)
 
 

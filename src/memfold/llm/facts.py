@@ -19,14 +19,14 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from memfold.llm.cues import SELF_INTRODUCTION, content_sentences, is_content_sentence, statements_in_questions
+from memfold.llm.cues import SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (SINGLE_VALUED, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
-                              slug, speaker_subject)
+                              PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
-from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, gerund
+from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
@@ -52,7 +52,11 @@ _JOBS = frozenset(
     "youtuber influencer blogger volunteer activist midwife caregiver technician "
     "investor economist statistician mathematician physicist chemist biologist dev cook poet "
     "principal vp quant intern resident medic carer cleaner freelancer contractor lead head "
-    "president director nanny sommelier butcher florist tailor welder plumber surveyor".split())
+    "president director nanny sommelier butcher florist tailor welder plumber surveyor "
+    # jobs named by "-man"/"-woman"/"-person" (the suffix alone would make "a gentleman" a job)
+    "postman postwoman fireman firefighter fisherman salesman saleswoman salesperson businessman "
+    "businesswoman handyman cameraman policeman policewoman repairman chairman chairwoman foreman "
+    "craftsman tradesman doorman milkman binman lineman stuntman spokesperson".split())
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ary|ive)$")
 _NOT_JOBS = frozenset(
     "fan lover member beginner believer user player owner mother father parent brother "
@@ -115,7 +119,7 @@ _STOP_VALUE = re.compile(
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
-    r"anymore|any more|again|lol|haha|instead of|rather than|not|for (?:work|good|now|school|uni|"
+    r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so|since|which|who|when|where|while|though|although|as|if|"
@@ -234,6 +238,8 @@ def _job_only(m: re.Match[str]) -> str | None:
     """The noun phrase is a job title only when its head noun is a job word."""
     words = m["v"].lower().split()
     head = words[-1] if words else ""
+    if words == [head] and head in _PARENT:
+        return None  # "Mom, can you help": a parent addressed ("stay at home mom, two kids" is a job)
     return "job" if head in _JOBS or (_JOB_SUFFIX.search(head) and head not in _NOT_JOBS) \
         or head in _JOB_HEADS else None
 
@@ -273,7 +279,7 @@ def _names_a_place(m: re.Match[str]) -> bool:
     """The value after "in" is a place, not a department or a line of work (the rules match
     case-blind, so a lowercase "in surgery" needs the check a capital would make needless)."""
     value = _ARTICLE.sub("", m["v"].strip())
-    if DEPARTMENT.match(value) or _NOT_A_PLACE_AFTER.match(m.string, m.end("v")):
+    if DEPARTMENT.match(value) or STUDY_FIELD.match(value) or _NOT_A_PLACE_AFTER.match(m.string, m.end("v")):
         return False
     return not m["v"].lower().startswith("the ") or m["v"][4:5].isupper()
 
@@ -339,6 +345,12 @@ def _work_in_key(m: re.Match[str]) -> str:
     return "location" if value[:1].isupper() else "job"
 
 
+def _in_place_key(m: re.Match[str]) -> str:
+    """"I'm in Leeds now" is a place; "im in customer support" a department (a team)."""
+    value = clean_value(m["v"])
+    return "team" if DEPARTMENT.match(value) or _TEAM_UNIT.match(value) else "location"
+
+
 def _favorite_key(m: re.Match[str]) -> str:
     """'my favorite coffee is a cortado' -> favorite:coffee: one current value per thing."""
     return f"favorite:{slug(m['what'])}"
@@ -383,7 +395,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi was born on " + _V, "birthday", 3.0),
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w&-]+(?: [\w&-]+)?) "
-     r"team\b", "team", 3.0),
+     r"(?:team|department|dept|division|squad|unit)\b", "team", 3.0),
     (r"\b(?:i|we) (?:just |recently |finally )?(?:joined|switched to|moved to|transferred to|"
      r"got moved to|got transferred to) (?:the )?(?P<v>[\w-]+(?: [\w-]+)?) team\b", "team", 3.0),
     (r"\bmy team is (?:now )?(?:the )?(?P<v>[\w-]+(?: [\w-]+)??)(?: team)?\s*(?:$|[,.!;]|now\b)",
@@ -477,7 +489,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
     # -- everyday phrasings (written from training/corpus/facts.jsonl) --
-    (r"\b(?:got|just got) (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
+    (r"(?:^\W*|\b(?:i|we|i've|we've|and i)\s+)(?:(?:just|finally|officially|recently)\s+)?got "
+     r"(?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
     (r"\b(?:we|i|my (?:wife|husband|partner) and i) (?:have )?(?P<v>separated|divorced)\b", "relationship_status", 3.0),
     (r"\bthe (?P<v>divorce) is final\b", _const("relationship_status"), 3.0),
     (r"\bi(?:'ve| have)? (?:just |finally |officially )?(?P<v>retired)\b", "job", 3.0),
@@ -509,12 +522,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:now )?(?:at|with) (?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})(?= (?:now|these days|"
      r"instead|as)\b|[.,!]|$)", _employer_unless_place, 2.0),
     (_I_AM + r"(?:now |currently )?in (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})(?= (?:now|these days|"
-     r"nowadays)\b|[.,!]|$)", "location", 2.0),
+     r"nowadays)\b|[.,!]|$)", _in_place_key, 2.0),
     (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?P<v>[A-Z][\w'-]+"
      r"(?:,? (?-i:[A-Z])[\w'-]+){0,2})", "location", 2.0),  # "bergen, apparently": no capital, no place
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
     (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
-    (r"\bi (?:am |'m |started |can |will )?(?P<v>(?:eat|eating) (?:pretty much |basically |just about )?"
+    (r"\bi(?: am|'m| started| can| will)? (?:back to |going back to )?(?P<v>(?:eat|eating) (?:pretty much |basically |just about )?"
      r"(?:meat|chicken|beef|pork|everything|anything)(?: \w+)?)(?: again)?\b", "diet", 2.5),
     # "I'm in year 12", "she's in 5th grade" (a relative's statement is read as "I'm ...")
     (_I_AM + r"(?:now |currently |only )?in (?P<v>(?:(?:year|grade|form|p|primary) \d{1,2}|\d{1,2}(?:st|nd|rd|th) "
@@ -522,7 +535,10 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?: at (?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*){0,3})?)", "education", 2.5),
     (r"^(?P<v>[A-Z][\w'-]+) is my (?:new )?(?:boyfriend|girlfriend|partner|wife|husband|fiance|"
      r"fiancé|fiancee|fiancée)\b", "partner", 3.0),
-    (r"\b(?:home for me is|my home(?:town)? is|home is)\s+" + _V, _home_key, 2.5),
+    # ("our main language at home is english" says where a language is spoken)
+    (r"\b(?:home for me is|my home(?:town)? is|(?<!at )home is)\s+" + _V, _home_key, 2.5),
+    (r"\b(?:our|my) (?:main|first|home|everyday) language(?: at home)? is (?:mostly |mainly )?" + _V,
+     "language", 3.0),
     (r"^(?:currently |now )?(?:living|based) (?:in|out of) " + _V, "location", 2.5),
     (r"\bi (?:was )?(?:born and raised|raised) in " + _V, "hometown", 2.5),
     (r"\bi (?:turn|turned|just turned|will be|'ll be) (?P<v>\d{1,3}|" + _AGE_WORDS + r")\b", "age", 2.5),
@@ -685,6 +701,22 @@ _NOT_LOWER_NAMES = frozenset(
     "little big older younger baby eldest youngest twin she he they it we you "
     # compounds of a relation word: "my mother tongue is Urdu", "my brother company"
     "tongue nature ship company city jokes group circle figure land hood board".split())
+
+
+# "my sister olga's birthday is 4 june": a relative named in lowercase by their birthday
+_LOWER_BIRTHDAY = re.compile(r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>[a-z][a-z-]{2,})'s "
+                             r"(?=birthday\b)")
+
+
+def _lowercase_birthday(sentence: str, speaker: str) -> list[Found]:
+    found: list[Found] = []
+    for m in _LOWER_BIRTHDAY.finditer(sentence):
+        name, rel = m["name"], m["rel"].lower()
+        if name in _NOT_LOWER_NAMES or (rel != "boss" and rel.endswith("s")):
+            continue
+        found += [Found(speaker, _relation_key(rel, proper(name)), proper(name), 2.5),
+                  *_birthday_facts("my " + sentence[m.end():], proper(name))]
+    return found
 
 
 def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
@@ -862,7 +894,8 @@ def _named_relatives(sentence: str, speaker: str) -> list[Found]:
 
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
-    found = _named_relatives(sentence, speaker) or _lowercase_relatives(sentence, speaker)
+    found = (_named_relatives(sentence, speaker) or _lowercase_relatives(sentence, speaker)
+             or _lowercase_birthday(sentence, speaker))
     if found:
         return found
     for m in _RELATION_NAME.finditer(sentence):  # "I live with my girlfriend Sofia"
@@ -880,7 +913,7 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             found.append(Found(f"{speaker}'s {rel}", "birthday", date, 2.5))
         if date:  # a date is no age or trait
             continue
-        if not value or _OBJECT_PRONOUN.match(value):
+        if not value or _OBJECT_PRONOUN.match(value) or _THEIR_THING.match(m["v"]):
             continue
         relative = f"{speaker}'s {rel}"
         named = "name" in m[0].lower() or " called" in m[0].lower() or " named" in m[0].lower()
@@ -894,15 +927,35 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
             found.append(Found(relative, "education", value[3:], 2.5))
         elif re.search(r"\d", value):
             found.append(Found(relative, "age", value, 2.5))
+        elif theirs := _read_as_theirs(m, relative):
+            found.extend(theirs)  # "my roommate is back to eating meat", "my mom is based in Leeds"
         elif (key := _i_am_a_key(m)) is not None and not value.lower().split()[0].endswith("ing"):
             found.append(Found(relative, key, value, 2.0))  # not "getting excited about ..."
     return found
 
 
+# "my mum's car is a fiat 500": the relative's thing, not the relative ("my mum's 60" is)
+_THEIR_THING = re.compile(r"[\w-]+(?: [\w-]+)? (?:is|are|was|were)\b", re.IGNORECASE)
+
+
+def _read_as_theirs(m: re.Match[str], relative: str) -> list[Found]:
+    """What the first-person rules read in "I'm <the rest>", as the relative's (keyed facts
+    only: a bare trait is the fallback's business)."""
+    if not m[0].lower().endswith(" is " + m["v"].lower()):
+        return []
+    theirs = _rule_facts(_as_first_person("is " + m["v"]), relative, False)
+    return [item for item in theirs if item.subject == relative
+            and item.key.split(":", 1)[0] not in ("fact", "trait", "family", "child", "partner")]
+
+
 _NAME = r"(?P<name>[A-Z\u00c0-\u00de][^\W\d_]+)"
-_BREEDS = ("beagles?|labradors?|retrievers?|poodles?|terriers?|spaniels?|collies?|husk(?:y|ies)|"
-           "pugs?|dachshunds?|corgis?|chihuahuas?|shepherds?|greyhounds?|tabb(?:y|ies)|"
-           "goldfish|budgies?|cockatiels?|geckos?")
+# the breeds the key vocabulary knows (``PET_CANON``) but words that are more often something
+# else ("my lab partner", "a persian rug", "boxer shorts")
+_AMBIGUOUS_BREEDS = frozenset("lab coon boxer pointer setter cavalier doodle persian bengal siamese maltese "
+                              "mutt shepherd tabby".split())
+_BREEDS = ("husk(?:y|ies)|tabb(?:y|ies)|goldfish|budgies?|cockatiels?|geckos?|shepherds?|"
+           + "|".join(sorted((re.escape(breed) + "s?" for breed in PET_CANON
+                              if breed not in _AMBIGUOUS_BREEDS and breed.isalpha()), key=len, reverse=True)))
 _SPECIES = r"(?P<species>(?i:(?:[\w-]+ ){0,2}?(?:" + _PETS + "|" + _BREEDS + r")))"
 # words that end a lower-case name ("called bao and she ...", "named gordon ramsay lmao")
 _NOT_SECOND_NAME = ("and|but|so|or|lol|lmao|haha|he|she|it|they|is|was|who|because|now|too|btw|from|in|at|on|"
@@ -928,6 +981,24 @@ _PET_RULES = (
                + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
 )
 _NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
+# "my pug otis snores", "my cockapoo teddy, hes so fluffy": a pet named in lowercase, the name
+# between the kind and a verb or a comma (not "my dog walker says", "my cat food costs")
+_LOWER_PET = re.compile(r"\b(?i:my|our) (?i:new |little |baby |old )?" + _SPECIES
+                        + r" (?P<name>[a-z]{2,})(?=,| (?:is|was|has|had|keeps|won't|wont|doesn't|"
+                          r"can't|will|[a-z]{2,}[^s\W]s)\b)")
+_PET_THINGS = frozenset("food walker sitter park bed toy toys hair bowl vet insurance tree door litter crate collar "
+                        "lead leash breeder groomer trainer flap box tower treats kibble house run fur poo poop "
+                        "hospital shelter show years life people mom mum dad parent owner".split())
+
+
+def _lowercase_pet(sentence: str, speaker: str) -> list[Found]:
+    m = _LOWER_PET.search(sentence)
+    if m is None:
+        return []
+    name = m["name"]
+    if name in _NOT_LOWER_NAMES or name in _PET_THINGS or name.endswith(("er", "ing", "ed", "ly")):
+        return []
+    return [Found(speaker, f"pet:{_singular(m['species'])}", proper(name), 2.5)]
 
 
 # kinds of animal named by two words: "a guinea pig" is no pig, "a bearded dragon" no dragon
@@ -964,7 +1035,7 @@ def _pet_facts(sentence: str, speaker: str) -> list[Found]:
             found += [Found(name, "age", age["age"], 2.5)] if age else []
             found += [Found(name, "description", desc, 2.5)] if not age or age["age"] != desc else []
         return found
-    return []
+    return _lowercase_pet(sentence, speaker)
 
 
 _PET_AGE = re.compile(r"^(?P<age>\d{1,2})(?:$|[- ](?:years?|yrs?|yo)\b)", re.IGNORECASE)
@@ -1039,7 +1110,7 @@ def _said_date(text: str) -> str | None:
     return None
 
 
-_NAMED_BIRTHDAY = re.compile(r"\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)[A-Z][a-z]+)'s birthday\b"
+_NAMED_BIRTHDAY = re.compile(r"(?<!\bmy )(?<!\bour )\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)[A-Z][a-z]+)'s birthday\b"
                              r"(?!\s+" + _BIRTHDAY_EVENT + r")(?P<rest>[^.!?;]*)")
 
 
@@ -1083,6 +1154,31 @@ def _key_trimmed(key: str, key_fn: KeyFn, value: str) -> str:
     return value
 
 
+# families whose value is one of several things, said as a list ("allergic to kiwi and mango")
+_LISTED_FAMILIES = frozenset({"likes", "dislikes", "allergy", "hobby"})
+# the next thing of a list: one or two words ending the clause or the list
+_NEXT_ITEM = re.compile(r"(?:\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|n|nor)\s+)"
+                        r"(?P<item>[a-z][\w'-]*(?: [a-z][\w'-]*)?)"
+                        r"(?=\s*(?:$|[,.!?;:)]|\s(?:and|or|&|n|nor)\s))", re.IGNORECASE)
+# words that open a clause, not a thing ("I love jazz and my wife loves rock", "... and hate rock")
+_NOT_AN_ITEM = frozenset("my his her their our your i i'm we he she they it you is was so then also that this "
+                         "because when but love loves like likes hate hates enjoy enjoys prefer can't don't "
+                         "dont cant am have has want need stuff things everything anything all more etc not just only "
+                         "except especially even including like mostly mainly no never".split())
+
+
+def _more_items(sentence: str, start: int, value: str) -> list[str]:
+    """The things listed after ``value`` ("coriander" -> ["mushrooms"] in "coriander or mushrooms")."""
+    at = sentence.lower().find(value.lower(), start)
+    if at < 0:
+        return []
+    items, end = [], at + len(value)
+    while (m := _NEXT_ITEM.match(sentence, end)) and not set(m["item"].lower().split()) & _NOT_AN_ITEM:
+        items.append(m["item"])
+        end = m.end()
+    return items
+
+
 def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     found: list[Found] = []
     words = set(_WORDS.findall(sentence.lower()))
@@ -1117,7 +1213,12 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             # a trait read by the generic "I'm X" rule is a guess; a named trait pattern
             # ("left-handed", "night owl") is not
             strength = weight - 0.5 if key == "trait" and key_fn is _i_am_a_key else weight
+            listed = key.partition(":")[0] in _LISTED_FAMILIES
+            value, *more = value.split(" or ") if listed else [value]  # "coriander or mushrooms"
             found.append(Found(speaker, fact_key(key, value), value, strength, negated))
+            if listed:  # "i hate olives, anchovies and capers"
+                found += [Found(speaker, fact_key(key.partition(":")[0], item), item, strength, negated)
+                          for item in [*more, *_more_items(sentence, m.start("v"), more[-1] if more else value)]]
     if not any(item.key == "birthday" for item in found):
         found.extend(_birthday_facts(sentence, speaker))
     if not any(item.key == "diet" for item in found):  # "I never eat meat" is a diet
@@ -1276,7 +1377,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
-    best = _twins_as_children(_shared_home(best, message.text, speaker), message.text, speaker)
+    best = _twins_as_children(_shared_home(best, message.text, speaker, people), message.text, speaker)
+    best = _moved_to_team(best, message.text, speaker)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1318,15 +1420,33 @@ _SHARED_HOME = re.compile(
     r"relocated)|i live (?:with my|in [^.,!?;]{1,40} w(?:ith|/)? my))\b", re.IGNORECASE)
 
 
-def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+_TEAMS_SAID = re.compile(r"\bteams?\b", re.IGNORECASE)
+
+
+def _moved_to_team(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """"no longer on the mobile team, moved to platform": a lowercase place moved to, in a
+    message about the speaker's team, is the new team ("moved to Leeds" stays a home)."""
+    home, team = best.get((speaker, "location")), best.get((speaker, "team"))
+    if home is None or team is None or not team.negated or not home.value.islower() \
+            or not _TEAMS_SAID.search(text):
+        return best
+    del best[(speaker, "location")]
+    best[(speaker, "team")] = replace(home, key="team")
+    return best
+
+
+def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str,
+                 people: KnownPeople) -> dict[tuple[str, str], Found]:
     """A home the message says is shared is the speaker's and the other person's, when the
-    message is about exactly one other person (a named relative or an unnamed one)."""
+    message is about exactly one other person (a named relative or an unnamed one, or one
+    known from before: "mum moved in with us in limerick")."""
     if not _SHARED_HOME.search(standard_spelling(text)):
         return best
     others = {proper(item.value) for (subject, key), item in best.items()
               if subject == speaker and key.partition(":")[0] in ("child", "family", "partner")
               and " and " not in item.value}
     others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
+    others = others or people.named_people(standard_spelling(text))
     if len(others) != 1:
         return best
     other = others.pop()
@@ -1681,10 +1801,26 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
     (r"\bmy sis\b", "my sister"), (r"\bmy bro\b", "my brother"),
     (r"\b(mother|father|sister|brother|son|daughter|parents) in law\b", r"\1-in-law"),
+    # "bro-in-law left the army", "mil gave up keto": an in-law by its short name (the
+    # initials only where a relative's name stands: first word, or after "my"/"the"/"our")
+    # "were engaged, wedding next year": a sentence opening "were" and no question is "we're"
+    (r"^(?!" + WERE_ASKS + r")were ", "we're "),
+    # "i'm freelancing as a copywriter now": the job is a freelance one
+    (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance "),
+    (r"\bbro[- ]in[- ]law\b", "brother-in-law"), (r"\bsis[- ]in[- ]law\b", "sister-in-law"),
+    (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:mil)\b(?! ?[$€£%])", "mother-in-law"),
+    (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:fil)\b", "father-in-law"),
+    # "mum's birthday is march 4", "dad finally got a smartphone", "uncle retired": a parent
+    # or elder said as a name at the start of a clause is the speaker's ("my mum", "my dad");
+    # not a title ("Grandpa Tomás") or "mum of three"
+    (r"(?:^|(?<=[.!?;,] ))((?:grand)?(?:mum|mom|dad|ma|pa)|mama|papa|gran|granny|nana|grandad|grandmother|"
+     r"grandfather|uncle|aunt|auntie|aunty|(?:mother|father|brother|sister)-in-law)(?='s\b|s |\s+(?!of\b|(?-i:[A-Z]))\w)",
+     r"my \1"),
     # "allergic to shellfish n my daughter is 4", "i live in kreuzberg w my partner": a lone
     # lower-case "n" is "and", a lone "w" before a determiner "with"
     (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an)\b)", " with "),
-    (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter)s (?=called|named)", r"\1's "),
+    (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter|wife|husband|partner|girlfriend|"
+     r"boyfriend|dog|cat)s (?=called|named)", r"\1's "),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
      r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten|grandma|grandpa|aunt|uncle|cousin|niece|nephew)s "
      # "my dads big hobby is golf", "my daughters guinea pig": a relative's thing, said unapostrophed

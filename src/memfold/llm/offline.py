@@ -74,6 +74,7 @@ class Analysis:
     subject: str
     cue_vector: np.ndarray
     changes_stored: bool = False  # a swap, keyed change or new value gives a stored key a new value
+    strength: float = 0.0  # the weight of the surest fact reading (rules 2.0-3.0, the tagger up to 2.0)
 
 
 @dataclass
@@ -260,7 +261,7 @@ class OfflineBackend:
             message, cues, fact_strength=strength, facts=len(facts), has_time=when is not None,
             time_ahead=when is not None and when.end > message.ts, personal_plan=plan,
             content_sentences=len(content), prototypes=similarity)
-        return Analysis(cues, facts, when, content, subject, vector, changes_stored)
+        return Analysis(cues, facts, when, content, subject, vector, changes_stored, strength)
 
     def _decide(self, message: Message, context: RouteContext, similarity: np.ndarray | None,
                 embedding: np.ndarray | None = None, *, opening: Opening | None = None,
@@ -282,6 +283,14 @@ class OfflineBackend:
             scores = scores.copy()
             scores[KINDS.index("FACT")] = scores.max() + 1.0
             a.cues.reasons.append("a list of the speaker's attributes")
+        if a.strength >= PLAIN_FACT and KINDS[int(np.argmax(scores))] == "NONE" \
+                and any(f.subject == speaker_subject(message) for f in a.facts):
+            # "im in customer support", "im a freelance translator, how should i price per
+            # word": a fact said in the words of the surest rules ("I live in", "I work as",
+            # "I'm allergic to") is kept, however short or wrapped in a request the message is
+            scores = scores.copy()
+            scores[KINDS.index("FACT")] = scores.max() + 1.0
+            a.cues.reasons.append("a fact stated plainly")
         if a.changes_stored and KINDS[int(np.argmax(scores))] in ("NONE", "DOCUMENT"):
             # "moved teams, search now" names the stored key and its new value: a fact, however
             # short (the head reads such fragments as chatter)
@@ -306,6 +315,9 @@ class OfflineBackend:
 
 
 _REFERENCE_ROLES = ("tool", "document")
+# the weight of the surest fact rules ("I live in", "I work as", "my X is"): a fact read by one
+# is kept even where the head reads chatter or a request (the tagger weighs at most 2.0)
+PLAIN_FACT = 3.0
 
 
 def _stored(context: RouteContext) -> dict[tuple[str, str], str]:

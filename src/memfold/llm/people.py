@@ -19,7 +19,11 @@ from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELAT
 
 # what the speaker says of themselves between a person and a value ("dad, I think, is 70"
 # is not read; "dad hit 70 last week, we threw him a party" is)
-_SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|myself|we|we're|were|us|our)\b",
+# ("tiago sent me pics from his new place in curitiba": an object "me" is not the subject;
+# "mom visited us in boston" may be the speaker's home, so "us" stays)
+_SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|were|us|our|"
+                            # ...but "she got me into freediving" is the speaker's hobby
+                            r"me (?:into|onto|hooked)|introduced me|taught me)\b",
                             re.IGNORECASE)
 # "me and my husband", "my sister and I": the speaker is a subject of the clause
 _COORDINATED = re.compile(r"\b(?:me and|and me|and i|and myself)\b", re.IGNORECASE)
@@ -109,6 +113,10 @@ class KnownPeople:
         """Whether ``sentence`` names a known person ("ines quit the bank")."""
         return any(p.pattern.search(sentence) for p in self.people)
 
+    def named_people(self, sentence: str) -> set[str]:
+        """The known people ``sentence`` names ("mum moved in with us": the speaker's mom)."""
+        return {p.subject for p in self.people if p.pattern.search(sentence)}
+
     def mention(self, subject: str, text: str) -> str:
         """How ``text`` last names the known person ``subject`` ("mom" for Linda), or ""."""
         for person in (p for p in self.people if p.subject == subject):
@@ -164,8 +172,14 @@ class KnownPeople:
 
 
 def _value_start(sentence: str, value: str) -> int | None:
+    """Where ``value`` is said, or its first word said in the sentence ("cocoa farmer" read
+    from "he farms cocoa")."""
     found = re.search(re.escape(value), sentence, re.IGNORECASE)
-    return found.start() if found else None
+    if found:
+        return found.start()
+    words = (re.search(rf"\b{re.escape(word)}\b", sentence, re.IGNORECASE)
+             for word in re.findall(r"[^\W\d_]{3,}", value))
+    return next((m.start() for m in words if m), None)
 
 
 def _names_before(person: Person, sentence: str, start: int) -> bool:

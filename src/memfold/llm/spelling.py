@@ -4,8 +4,9 @@ People type to an assistant fast. A relation word or a key's noun with two lette
 one letter dropped ("ucnle", "negihbor", "teachr") hides the fact from every rule, so such a
 word is put back before the rules read the message. Only the rules' own vocabulary is
 corrected (general English for the profile's keys, not any data's content), only by a swap
-of two neighbouring letters or a letter dropped inside the word (a dropped first or last
-letter is an inflection: "move", "work"), and never into a word that is itself a word
+of two neighbouring letters, a letter dropped inside the word (a dropped first or last
+letter is an inflection: "move", "work") or, in a word of seven letters or more, a vowel
+inside it spelt as another ("seperated"), and never into a word that is itself a word
 (``_REAL_WORDS``: "diary" is no slip for "dairy"). Names and everything else stay as typed.
 """
 
@@ -28,16 +29,23 @@ originally gluten dairy lactose intolerant diabetic pregnant retired language fl
 lives living moved works working author album holiday anniversary allergies
 loves likes hates plays studies speaks
 """.split())
-# real words one slip from a target (checked against the MiniLM tokenizer's vocabulary:
+# real words one slip from a target (checked against the MiniLM tokenizer's vocabulary and,
+# once, the web2 and GCIDE word lists of the english-words package:
 # tests/llm/test_spelling.py)
-_REAL_WORDS = frozenset("bother fried layer leaning lies marred nice diary".split())
+_REAL_WORDS = frozenset("bother fried layer leaning lies marred nice diary studios collage fiend lactase".split())
 _WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+_VOWELS = "aeiou"
 
 
 def _slips(word: str) -> set[str]:
     swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
     dropped = {word[:i] + word[i + 1:] for i in range(1, len(word) - 1)} if len(word) >= 6 else set()
-    return (swapped | dropped) - {word}
+    # an unstressed vowel spelt as another inside a long word ("seperated", "vegeterian")
+    vowels = {word[:i] + v + word[i + 1:] for i in range(1, len(word) - 1) if word[i] in _VOWELS
+              for v in _VOWELS} if len(word) >= 7 else set()
+    return (swapped | dropped | vowels) - {word}
 
 
 def _corrections() -> dict[str, str]:

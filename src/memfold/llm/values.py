@@ -71,6 +71,14 @@ DEPARTMENTS = ("hr|human resources|finance|accounts|accounts payable|accounts re
 # "IT" only in capitals: "I work in it" is no department
 DEPARTMENT = re.compile(r"^(?:the )?(?:(?-i:IT)|" + DEPARTMENTS + r")(?: (?:team|department|dept|division))?$",
                         re.IGNORECASE)
+# fields of study: "a PhD student in physics" says what is studied, not where
+STUDY_FIELD = re.compile(
+    r"^(?:physics|chemistry|biology|biochemistry|math|maths|mathematics|statistics|economics|history|law|"
+    r"medicine|philosophy|psychology|sociology|linguistics|literature|english|computer science|cs|"
+    r"neuroscience|political science|politics|geography|geology|anthropology|architecture|education|nursing|"
+    r"pharmacy|dentistry|music|fine art|art history|design|astronomy|astrophysics|ecology|genetics|"
+    r"microbiology|immunology|epidemiology|public health|social work|theology|classics|journalism)\b",
+    re.IGNORECASE)
 # "a startup called Fernleaf Labs", "a guy named Hugo": the name is the value
 _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", re.IGNORECASE)
 # a job said as what one does ("I teach yoga", "Femi owns a restaurant", "I manage the café")
