@@ -754,8 +754,10 @@ class Memory(LayerMethods):
         with self._exclusive():
             self._mark_forget_pending(user_id, pending=True)
             counts, item_ids = self._user_transaction([user_id], lambda: self._erase_rows(user_id))
-            # after the commit: a crash here leaves orphan vectors, which the next open removes
-            self.stores.index.delete(item_ids)
+            # after the commit. A run killed past its commit left vectors whose rows are gone:
+            # a resumed erasure finds no archive ids, so the user's leftovers are asked for by
+            # user (the open's orphan sweep would come after the files are rewritten: too late)
+            self.stores.index.delete(sorted(set(item_ids) | self.stores.index.ids(user_id)))
             self.retriever.invalidate(user_id)
             rewritten = self._rewrite_files()
             self._mark_forget_pending(user_id, pending=False)

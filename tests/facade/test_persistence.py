@@ -61,6 +61,27 @@ def test_an_interrupted_forget_is_finished_on_the_next_open(settings):
             assert b"zanzibar-canary" not in path.read_bytes()
 
 
+def test_a_forget_killed_after_its_commit_leaves_no_vector_bytes(settings):
+    """The killed run had committed the row deletions but not removed the vectors: the
+    resumed erasure finds no archive ids, yet must still take the user's vectors out before
+    the files are rewritten (CI found the user's id left in chroma.sqlite3: the open's orphan
+    sweep, which came after the rewrite, deleted them into Chroma's log)."""
+    import json
+
+    user = "user-zanzibar-7f3c"
+    with Memory.open(settings=settings) as memory:
+        memory.ingest_many([msg("m1", "My secret word is zanzibar.", user=user),
+                            msg("b1", "I like tea.", user="bob", speaker="Bob")])
+        assert memory.stores.index.ids(user)
+        memory._user_transaction([user], lambda: memory._erase_rows(user))  # the commit, then the kill
+    (settings.store / "forget-pending.json").write_text(json.dumps([user]))
+    with Memory.open(settings=settings) as memory:
+        assert memory.stores.log.count("bob") == 1
+    for path in settings.store.rglob("*"):
+        if path.is_file():
+            assert user.encode() not in path.read_bytes(), path
+
+
 def test_opening_with_another_embedder_is_refused_until_reindexed(settings):
     from memfold.errors import ConfigError
 
