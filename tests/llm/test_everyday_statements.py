@@ -573,3 +573,16 @@ def test_a_word_after_a_pet_kind_is_no_name_when_it_is_a_thing(text: str) -> Non
 ])
 def test_freelance_and_man_named_jobs(text: str, job: str) -> None:
     assert job in {v for _a, _s, k, v in _tagged(text) if k == "job"}
+
+
+@pytest.mark.parametrize(("text", "skills", "unwanted"), [
+    ("i know basic excel", {"skill:excel"}, "skill:basic"),
+    ("I know basic Excel and some SQL", {"skill:excel", "skill:sql"}, "skill:some"),
+])
+def test_a_level_word_is_not_the_skill(text: str, skills: set[str], unwanted: str) -> None:
+    keys = {key for _a, _s, key, _v in _tagged(text)}
+    assert skills <= keys and unwanted not in keys
+
+
+def test_a_thing_known_is_no_skill_when_it_is_people() -> None:
+    assert not {k for _a, _s, k, _v in _tagged("I know some people there") if k.startswith("skill:")}

@@ -224,6 +224,10 @@ _INTENSIFIERS = frozenset("so very really too pretty quite super such totally ki
 _PREPOSITIONS = frozenset("of for at in with to on from by about".split())
 _VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split())
 _TRANSIENT = frozenset("today tonight now moment currently".split())
+_SKILL_LEVEL = r"(?:(?:basic|advanced|intermediate|conversational) )?"
+# "i know some people", "i can see that": a function word is no skill (the rule is case-blind)
+_NOT_A_SKILL = (r"(?:some|the|a|an|my|your|his|her|their|our|that|this|these|those|what|how|where|when|why|who|"
+                r"him|them|it|you|everyone|everybody|someone|somebody|nothing|anything|lots|loads|so|not|too)")
 
 
 _MONTH_WORDS = ("january|february|march|april|may|june|july|august|september|october|november|"
@@ -602,9 +606,10 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"asthma|eczema|psoriasis|ibs|crohn's|celiac(?: disease)?|arthritis|endometriosis|pcos|"
      r"tinnitus|sleep apnea|insomnia|epilepsy|diabetes|autism|dyslexia|long covid|lupus|"
      r"fibromyalgia|hypothyroidism|scoliosis))\b", "health", 3.0),
-    (r"\bi (?:know|can|can do|can code in|code in|program in|am fluent in|'m fluent in) "
-     r"(?P<v>(?:[A-Z][\w+#.-]*|sql|excel|python)(?:(?:,| and| &) (?:[A-Z][\w+#.-]*|sql|excel))*)"
-     r"(?: (?:pretty|really|very) well)?\b", "skill", 2.5),
+    # a level word is not the skill: "i know basic excel", "basic Excel and some SQL"
+    (r"\bi (?:know|can|can do|can code in|code in|program in|am fluent in|'m fluent in) " + _SKILL_LEVEL +
+     r"(?!" + _NOT_A_SKILL + r"\b)(?P<v>(?:[A-Z][\w+#.-]*|sql|excel|python)(?:(?:,| and| &) (?:some )?" + _SKILL_LEVEL +
+     r"(?:[A-Z][\w+#.-]*|sql|excel))*)(?: (?:pretty|really|very) well)?\b", "skill", 2.5),
     (_I_AM + r"(?:really |pretty |very )?good (?:with|at) " + _V, "skill", 2.5),
     (r"\bmy (?:main |big |biggest )?goal(?: this year| for (?:this|next) year)? is to " + _V, "goal", 3.0),
     (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
@@ -860,7 +865,10 @@ def _fallback_relation_fact(m: re.Match[str], name: str) -> list[Found]:
         key = _i_am_a_key(m) or "fact"
     else:
         key, value = "fact", f"{m['verb']} {value}"
-    return [Found(name, fact_key(key, value), value, 2.5)] if value else []
+    # a bare "fact"/"trait" reading is a guess: the tagger's keyed reading of the same words
+    # ("has a Samsung Galaxy S21" a phone, "does calligraphy" a hobby) is preferred
+    weight = 2.0 if key in ("fact", "trait") else 2.5
+    return [Found(name, fact_key(key, value), value, weight)] if value else []
 
 
 _RELATION_NAME = re.compile(r"\b(?i:my|our) (?P<rel>(?i:" + _RELATIONS + r")),? (?P<name>" + _TITLED
