@@ -1802,22 +1802,26 @@ def fact_sentences(message: Message, content: list[str] | None = None,
 
 
 # casual spellings the rules (written for "I'm", "my wife's") would miss; none touches a value
-_CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, replacement in (
+# an optional third item lists words of which one must be in the sentence: a pattern that opens
+# with lookbehinds or optional groups is tried at every position, which long turns pay for
+_CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[0]) if needles else ())
+                for pattern, replacement, *needles in (
     ("[\u2018\u2019]", "'"), (r"\bi\s?m\b", "i'm"), (r"\bive\b", "i've"), (r"\bdont\b", "don't"),
     (r"\bdoesnt\b", "doesn't"), (r"\bcant\b", "can't"), (r"\bisnt\b", "isn't"),
     (r"\bwont\b", "won't"), (r"\bdidnt\b", "didn't"), (r"\bb-?days?\b", "birthday"),
     (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
     (r"\bmy sis\b", "my sister"), (r"\bmy bro\b", "my brother"),
-    (r"\b(mother|father|sister|brother|son|daughter|parents) in law\b", r"\1-in-law"),
+    (r"\b(mother|father|sister|brother|son|daughter|parents) in law\b", r"\1-in-law", [" in law"]),
     # "bro-in-law left the army", "mil gave up keto": an in-law by its short name (the
     # initials only where a relative's name stands: first word, or after "my"/"the"/"our")
     # "were engaged, wedding next year": a sentence opening "were" and no question is "we're"
     (r"^(?!" + WERE_ASKS + r")were ", "we're "),
     # "i'm freelancing as a copywriter now": the job is a freelance one
-    (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance "),
+    (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance ",
+     ["freelanc"]),
     (r"\bbro[- ]in[- ]law\b", "brother-in-law"), (r"\bsis[- ]in[- ]law\b", "sister-in-law"),
-    (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:mil)\b(?! ?[$€£%])", "mother-in-law"),
-    (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:fil)\b", "father-in-law"),
+    (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:mil)\b(?! ?[$€£%])", "mother-in-law", ["mil"]),
+    (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:fil)\b", "father-in-law", ["fil"]),
     # "mum's birthday is march 4", "dad finally got a smartphone", "uncle retired": a parent
     # or elder said as a name at the start of a clause is the speaker's ("my mum", "my dad");
     # not a title ("Grandpa Tomás") or "mum of three"
@@ -1828,7 +1832,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
     # lower-case "n" is "and", a lone "w" before a determiner "with"
     (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an)\b)", " with "),
     (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter|wife|husband|partner|girlfriend|"
-     r"boyfriend|dog|cat)s (?=called|named)", r"\1's "),
+     r"boyfriend|dog|cat)s (?=called|named)", r"\1's ", ["called", "named"]),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
      r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten|grandma|grandpa|aunt|uncle|cousin|niece|nephew)s "
      # "my dads big hobby is golf", "my daughters guinea pig": a relative's thing, said unapostrophed
@@ -1844,8 +1848,13 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement) for pattern, r
 
 def standard_spelling(sentence: str) -> str:
     """'im', 'ive', 'dont', 'bday', 'fav', 'my wifes name': the standard spelling."""
-    for pattern, replacement in _CASUAL:
-        sentence = pattern.sub(replacement, sentence)
+    lowered = sentence.lower()
+    for pattern, replacement, needles in _CASUAL:
+        if needles and not any(needle in lowered for needle in needles):
+            continue
+        sentence, changed = pattern.subn(replacement, sentence)
+        if changed:
+            lowered = sentence.lower()
     return sentence
 
 
