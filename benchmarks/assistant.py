@@ -6,7 +6,9 @@
 The sets (``benchmarks/data/assistant_*_heldout.jsonl``) were written on 2026-12-01 by a
 separate session before the router head was trained or any rule was tuned (commit e9965e1);
 set 2 (``--set heldout2``, ``assistant_*_heldout2.jsonl``) on 2026-12-02 07:16-07:24 UTC by
-another, from training/LABELLING.md alone, before the fact tagger existed (commit db2e8aa).
+another, from training/LABELLING.md alone, before the fact tagger existed (commit db2e8aa);
+set 3 (``--set heldout3``) on 2026-12-05 23:04-23:10 UTC by another, from LABELLING.md and the
+README's key vocabulary alone, before any change of stop 37.
 ``training/`` never reads them. What is measured, all through ``Memory``:
 
 * routing: ``Memory.route(message)`` on 430 labelled messages: macro-F1 over the 4 kinds;
@@ -60,7 +62,7 @@ SET: dict[str, Any] = {"name": "heldout"}
 
 
 def rows(name: str) -> list[dict[str, Any]]:
-    if SET["name"] in ("heldout", "heldout2"):
+    if SET["name"].startswith("heldout"):
         paths = [DATA / f"assistant_{name}_{SET['name']}.jsonl"]
     else:
         paths = [CORPUS / f"{file}.jsonl" for file in TRAIN_FILES[name]]
@@ -203,9 +205,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
-    parser.add_argument("--set", choices=("heldout", "heldout2", "train"), default="heldout",
-                        help="heldout / heldout2: the sets never trained or tuned on (written "
-                             "2026-12-01 and 2026-12-02); train: the corpus")
+    parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "train"), default="heldout",
+                        help="heldout / heldout2 / heldout3: the sets never trained or tuned on (written "
+                             "2026-12-01, 2026-12-02, 2026-12-05); train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set")
@@ -213,7 +215,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     SET["name"] = args.set
     SET["limit"] = args.limit
-    names = {"heldout": "assistant.json", "heldout2": "assistant_heldout2.json", "train": "assistant_train.json"}
+    names = {"heldout": "assistant.json", "heldout2": "assistant_heldout2.json",
+             "heldout3": "assistant_heldout3.json", "train": "assistant_train.json"}
     out = args.out or HERE / "results" / names[args.set]
     errors: list[str] = []
     parts = {"routing": run_routing, "intent": run_intent, "facts": run_facts, "updates": run_updates}
