@@ -196,8 +196,9 @@ def run_updates(memory: Memory, errors: list[str]) -> dict[str, Any]:
         ok = now_new and old_kept and not stale
         detected += ok
         if not ok:
-            got = "; ".join(f"{f.key}={f.value}" for f in memory.profile(user)) or "nothing"
-            errors.append(f"update {r['id']}: {r['key']} {r['old']!r} -> {r['new']!r} | got {got} | {r['after'][:70]!r}")
+            got = "; ".join(f"{f.subject}.{f.key}={f.value}" for f in memory.profile(user)) or "nothing"
+            errors.append(f"update {r['id']}: {r['subject']}.{r['key']} {r['old']!r} -> {r['new']!r} | got {got} "
+                          f"| {r['after'][:70]!r}")
     return {"scenarios": len(data), "detected": round(detected / len(data), 4)}
 
 

@@ -586,3 +586,81 @@ def test_a_level_word_is_not_the_skill(text: str, skills: set[str], unwanted: st
 
 def test_a_thing_known_is_no_skill_when_it_is_people() -> None:
     assert not {k for _a, _s, k, _v in _tagged("I know some people there") if k.startswith("skill:")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I'm at Google", ("add", "user", "employer", "Google")),
+    ("im at google now", ("add", "user", "employer", "Google")),
+    ("I'm in Leeds these days", ("add", "user", "location", "Leeds")),
+    ("im in customer support", ("add", "user", "team", "customer support")),
+])
+def test_i_am_at_or_in_a_name_is_an_employer_or_a_place(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["im at the gym", "I'm with my mum", "im in bed lol", "im in the car",
+                                  "im at work lol", "im at the gym now"])
+def test_where_someone_is_this_minute_is_no_employer_or_place(text: str) -> None:
+    assert not {key for _, _, key, _ in _found(text) if key in ("employer", "location")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my sister Maria's daughter is Sofia", ("add", "Maria", "child:sofia", "Sofia")),
+    ("my wife's boss is Linda", ("add", "user's wife", "family:boss", "Linda")),
+    ("my son Tomas's roommate is Connor", ("add", "Tomas", "family:roommate", "Connor")),
+    ("my cousin Bongani's daughter is Lerato", ("add", "Bongani", "child:lerato", "Lerato")),
+    ("my sisters boss is awful, some guy called derek", ("add", "user's sister", "family:boss", "Derek")),
+    ("my daughters guinea pig is called popcorn", ("add", "user's daughter", "pet:guinea_pig", "Popcorn")),
+])
+def test_a_relatives_relation_or_pet_is_theirs(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _tagged(text)
+    assert fact in found
+    _, _, key, value = fact
+    assert ("add", "user", key, value) not in found  # not the speaker's own
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my sister is Maria", ("add", "user", "family:sister", "Maria")),
+    ("my wife is Ana and my son is Leo", ("add", "user", "child:leo", "Leo")),
+    ("our bearded dragon is Spike", ("add", "user", "pet:bearded_dragon", "Spike")),
+])
+def test_the_speakers_own_relations_stay_theirs(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my pup is Luna", ("add", "user", "pet:dog", "Luna")),
+    ("our bunny is Clover.", ("add", "user", "pet:rabbit", "Clover")),
+])
+def test_a_pet_named_after_is(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["my cat is Siamese", "my cat is Persian, very fluffy"])
+def test_a_breed_or_demonym_after_is_is_no_pets_name(text: str) -> None:
+    assert not {key for _, _, key, _ in _found(text) if key.startswith("pet:")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my 89 year old grandma just got an ipad", ("add", "user's grandma", "age", "89")),
+    ("my 12-year-old daughter Mia wants a phone", ("add", "Mia", "age", "12")),
+    ("my 5yo son loves trains", ("add", "user's son", "age", "5")),
+])
+def test_the_age_before_a_relation_is_the_relatives(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _tagged(text)
+    assert fact in found
+    assert not {value for _, subject, key, value in found if subject == "user" and key == "age"}
+
+
+def test_an_unnamed_child_said_by_age_is_the_speakers_child() -> None:
+    found = _tagged("my 8yo loves lego")
+    assert ("add", "user's child", "likes:lego", "lego") in found
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my team lead is geoff", ("add", "user", "family:team_lead", "Geoff")),
+    ("my personal trainer is luca", ("add", "user", "family:trainer", "Luca")),
+    ("my work buddy is luis, we get lunch every day", ("add", "user", "family:coworker", "Luis")),
+])
+def test_a_relation_said_in_two_words_keeps_both(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)

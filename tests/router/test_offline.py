@@ -279,3 +279,17 @@ def test_a_fact_stated_in_the_surest_words_is_kept_when_the_head_reads_chatter(t
     backend = OfflineBackend(embedder, head=_chatter_head(embedder.dim), tagger=False)  # type: ignore[arg-type]
     message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
     assert backend.route(message, RouteContext()).kind == kind
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("im in customer support", "FACT"),  # the tagger's reading of a short statement
+    ("bartender life means i sleep till noon lol", "FACT"),
+    ("im in customer support, any tips for angry callers?", "NONE"),  # asks: the head decides
+    ("im in bed lol", "NONE"),  # a rule's reading of where someone is this minute is no proof
+    ("im at the gym", "NONE"),
+])
+def test_a_short_statement_the_tagger_reads_is_kept_when_the_head_reads_chatter(text: str, kind: str) -> None:
+    embedder = HashingEmbedder()
+    backend = OfflineBackend(embedder, head=_chatter_head(embedder.dim))  # type: ignore[arg-type]
+    message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
+    assert backend.route(message, RouteContext()).kind == kind

@@ -326,7 +326,8 @@ _QUESTION_TAIL = re.compile(
     r"(?:(?:so|and|but|then)\s+)?(?:(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
     r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
     r"pls|please|plan|swap|find|write|make|explain|check|show|list|draft|pick|choose|create|translate|"
-    r"convert|fix)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$", re.IGNORECASE)
+    r"convert|fix|best|good|cheap|cheapest|easiest|quickest)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$",
+    re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|my|we|we're|our)\b", re.IGNORECASE)
 
 

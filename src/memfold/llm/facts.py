@@ -24,7 +24,7 @@ from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (SINGLE_VALUED, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople
-from memfold.llm.tagger import RELATION_FAMILIES, UNSAID_THINGS
+from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
 from memfold.llm.values import content_words
@@ -325,7 +325,24 @@ def _casual_employer(m: re.Match[str]) -> str | None:
 
 def _employer_unless_place(m: re.Match[str]) -> str | None:
     """'I joined Stripe', "I'm at Meta": an organisation (a known city word is a move)."""
-    return None if m["v"].lower() in _NOT_EMPLOYERS else "employer"
+    if m["v"].lower() in _NOT_EMPLOYERS or not _said_as_a_name(m):
+        return None
+    return "employer"
+
+
+# "im at google now", "im in leeds these days": a lowercase name said as the speaker's new one
+_NOW_AFTER = re.compile(r"\s(?:now|these days|nowadays|instead)\b", re.IGNORECASE)
+_DETERMINER = re.compile(r"(?:the|a|an|my|our|his|her|their|your)\s", re.IGNORECASE)
+
+
+def _said_as_a_name(m: re.Match[str]) -> bool:
+    """Whether the place or organisation of "I'm at/in/with X" is a name: capitalised or a
+    digit as typed, or said with "now" and no article ("im at the gym", "im in bed lol", "im
+    with my mum" are where someone is this minute; other lowercase names are the tagger's)."""
+    value = m["v"]
+    if value[:1].isupper() or value[:1].isdigit():
+        return True
+    return not _DETERMINER.match(value) and bool(_NOW_AFTER.search(m.string, m.start("v")))
 
 
 def _likes_key(m: re.Match[str]) -> str | None:
@@ -349,10 +366,12 @@ def _work_in_key(m: re.Match[str]) -> str:
     return "location" if value[:1].isupper() else "job"
 
 
-def _in_place_key(m: re.Match[str]) -> str:
+def _in_place_key(m: re.Match[str]) -> str | None:
     """"I'm in Leeds now" is a place; "im in customer support" a department (a team)."""
     value = clean_value(m["v"])
-    return "team" if DEPARTMENT.match(value) or _TEAM_UNIT.match(value) else "location"
+    if DEPARTMENT.match(value) or _TEAM_UNIT.match(value):
+        return "team"
+    return "location" if _said_as_a_name(m) else None
 
 
 def _favorite_key(m: re.Match[str]) -> str:
@@ -984,11 +1003,16 @@ _PET_RULES = (
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r"(?i:'s name is| is named| is called| named|"
                r" called) (?P<name>(?!(?i:the|a|an|after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,}"
                r"(?: (?!(?i:" + _NOT_SECOND_NAME + r")\b)[^\W\d_]{2,})?)\b"),
+    # "my pup is Luna", "our bunny is Clover.": a capitalised name alone after "is" (not "my
+    # cat is Siamese": a demonym or breed is no name)
+    re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r" (?i:is|'s) " + _NAME
+               + r"(?=\s*(?:$|[.!,;]|\s(?i:and|but|lol|haha|btw)\b))"),
     # "I have two cats, Miso and Tofu"
     re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own) (?:two|three|2|3) )" + _SPECIES
                + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
 )
 _NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
+_DEMONYM_WORDS = frozenset(demonym.lower() for demonym in DEMONYMS.values())
 # "my pug otis snores", "my cockapoo teddy, hes so fluffy": a pet named in lowercase, the name
 # between the kind and a verb or a comma (not "my dog walker says", "my cat food costs")
 _LOWER_PET = re.compile(r"\b(?i:my|our) (?i:new |little |baby |old )?" + _SPECIES
@@ -1009,13 +1033,11 @@ def _lowercase_pet(sentence: str, speaker: str) -> list[Found]:
     return [Found(speaker, f"pet:{_singular(m['species'])}", proper(name), 2.5)]
 
 
-# kinds of animal named by two words: "a guinea pig" is no pig, "a bearded dragon" no dragon
-_TWO_WORD_KINDS = frozenset({"guinea pig", "bearded dragon"})
 
 
 def _singular(noun: str) -> str:
     words = noun.lower().split()
-    if " ".join(words[-2:]).rstrip("s") in _TWO_WORD_KINDS:
+    if " ".join(words[-2:]).rstrip("s") in TWO_WORD_KINDS:
         return " ".join(words[-2:]).rstrip("s")
     last = words[-1]
     for plural, single in (("puppies", "puppy"), ("bunnies", "bunny"), ("huskies", "husky"),
@@ -1030,7 +1052,8 @@ def _pet_facts(sentence: str, speaker: str) -> list[Found]:
     ((Biscuit, description, two-year-old beagle)); the pet's name becomes a subject."""
     for rule in _PET_RULES:
         m = rule.search(sentence)
-        if m is None or m["name"] in _NOT_PET_NAMES:
+        if m is None or m["name"] in _NOT_PET_NAMES or m["name"].lower() in PET_CANON \
+                or m["name"].lower() in _DEMONYM_WORDS:
             continue
         groups = m.groupdict()
         second = groups.get("name2")
@@ -1387,6 +1410,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
     best = _twins_as_children(_shared_home(best, message.text, speaker, people), message.text, speaker)
     best = _moved_to_team(best, message.text, speaker)
+    best = _relatives_relations(best, message.text, speaker)
+    best = _relatives_age(best, message.text, speaker)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1440,6 +1465,67 @@ def _moved_to_team(best: dict[tuple[str, str], Found], text: str, speaker: str) 
         return best
     del best[(speaker, "location")]
     best[(speaker, "team")] = replace(home, key="team")
+    return best
+
+
+# "my 89 year old grandma", "my 5yo son Leo", "my twelve-year-old daughter": the age is theirs
+_RELATIVE_AGED = re.compile(
+    r"\b(?:my|our) (?P<said>(?P<age>\d{1,2}|" + _AGE_WORDS + r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve)[- ]?(?:years?[- ]old|yrs?[- ]old|yo|y/o|y\.o\.)) (?P<rel>" + _RELATIONS + r"|bro|sis)"
+    r"(?: (?P<name>" + _TITLED + r"[A-Z][\w-]+))?", re.IGNORECASE)
+
+
+def _relatives_age(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """The age in "my 89 year old grandma" is the grandma's (the rules read it as the speaker's)."""
+    for m in _RELATIVE_AGED.finditer(standard_spelling(text)):
+        age = m["age"] if m["age"].isdigit() else number_words(m["age"].lower())
+        rel = _REL_ALIASES.get(m["rel"].lower(), m["rel"].lower())
+        if not age or rel.endswith("s") and rel != "boss":  # "my 3 year old twins": whose?
+            continue
+        name = m["name"] if m["name"] and m["name"][:1].isupper() else None
+        owner = proper(name) if name else f"{speaker}'s {_REL_CANON.get(rel, rel)}"
+        misread = best.get((speaker, "age"))
+        if misread is not None and normalise_value("age", misread.value) == age:
+            del best[(speaker, "age")]
+        # the words said ("5yo", "twelve year old"): the extraction's value is their normal form
+        best.setdefault((owner, "age"), Found(owner, "age", m["said"], 2.5))
+    return best
+
+
+# "my sister Maria's daughter is Sofia", "my wife's boss is Linda", "my son leos best friend is
+# ollie", "my bro kofi's boy is kwesi", "my daughters guinea pig is popcorn": a relation or a
+# pet of a relative's (the relative named or not, the possessive typed with or without its
+# apostrophe)
+_RELATIVES_RELATION = re.compile(
+    r"\b(?:my|our) (?P<rel>" + _RELATIONS + r"|bro|sis)(?: (?P<name>" + _TITLED + r"[a-z][\w-]*?))?"
+    r"(?:'s|\u2019s|s'|s) (?:(?:youngest|eldest|oldest|little|older|younger|new|current) )?"
+    r"(?P<rel2>" + _RELATIONS + r"|youngest|eldest|oldest|bestie|bff|mate|best mate|buddy|boy|girl|(?P<pet>" + _PETS + r"))"
+    r"(?: (?:at|from) (?:work|school|uni))?(?:'s| is| are)\b", re.IGNORECASE)
+_CHILD_RELATIONS = frozenset("son daughter kid child boy girl baby youngest eldest oldest".split())
+
+
+def _relatives_relations(best: dict[tuple[str, str], Found], text: str,
+                         speaker: str) -> dict[tuple[str, str], Found]:
+    """A relation or pet read as the speaker's whose value follows "my sister Maria's daughter
+    is" belongs to Maria (or to "user's sister" when she is not named): the rules and the tagger
+    read "daughter is Sofia" as the speaker's child."""
+    spelled_text = standard_spelling(text)
+    for m in _RELATIVES_RELATION.finditer(spelled_text):
+        name = m["name"]
+        if name and (name.lower() in _NOT_LOWER_NAMES or name.lower() in _RELATIONS.split("|")):
+            continue
+        rel = _REL_ALIASES.get(m["rel"].lower(), m["rel"].lower())
+        owner = proper(name) if name else f"{speaker}'s {_REL_CANON.get(rel, rel)}"
+        said_after = spelled_text[m.end():].lower()
+        for (subject, key), item in list(best.items()):
+            family = key.partition(":")[0]
+            if subject != speaker or family not in ("family", "child", "pet") or not item.value \
+                    or item.value.lower() not in said_after[:60] or item.value.lower() in m[0].lower():
+                continue
+            wanted = "pet" if m["pet"] else "child" if m["rel2"].lower() in _CHILD_RELATIONS else "family"
+            if family == wanted:
+                del best[(subject, key)]
+                best.setdefault((owner, key), replace(item, subject=owner))
     return best
 
 

@@ -70,7 +70,13 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "coaches": "coach", "supervises": "supervisor", "teaches": "teacher", "mentors": "mentor",
                   "trains": "trainer", "tutors": "tutor",
                   "step dad": "stepdad", "step father": "stepdad", "stepfather": "stepdad",
-                  "step mum": "stepmom", "step mom": "stepmom", "stepmother": "stepmom", "stepmum": "stepmom"}
+                  "step mum": "stepmom", "step mom": "stepmom", "stepmother": "stepmom", "stepmum": "stepmom",
+                  "personal trainer": "trainer", "pt": "trainer", "team leader": "team lead",
+                  "line manager": "boss", "work buddy": "coworker", "work bestie": "coworker"}
+# the relations said in two words, of which the tagger may mark one ("my team lead is geoff")
+TWO_WORD_RELATIONS = frozenset({"team lead", "team leader", "best friend", "best mate", "personal trainer",
+                                "line manager", "twin brother", "twin sister", "step dad", "step mom",
+                                "step mum", "work buddy", "work bestie"})
 # one word per kind of pet ("pup" and "puppy" are a dog, a beagle is a dog: the key is the
 # kind of animal, so "we adopted a beagle called Waffles" replaces the dog who died)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",

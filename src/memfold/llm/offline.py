@@ -283,8 +283,7 @@ class OfflineBackend:
             scores = scores.copy()
             scores[KINDS.index("FACT")] = scores.max() + 1.0
             a.cues.reasons.append("a list of the speaker's attributes")
-        if a.strength >= PLAIN_FACT and KINDS[int(np.argmax(scores))] == "NONE" \
-                and any(f.subject == speaker_subject(message) for f in a.facts):
+        if KINDS[int(np.argmax(scores))] == "NONE" and _stated_plainly(a, message):
             # "im in customer support", "im a freelance translator, how should i price per
             # word": a fact said in the words of the surest rules ("I live in", "I work as",
             # "I'm allergic to") is kept, however short or wrapped in a request the message is
@@ -318,6 +317,26 @@ _REFERENCE_ROLES = ("tool", "document")
 # the weight of the surest fact rules ("I live in", "I work as", "my X is"): a fact read by one
 # is kept even where the head reads chatter or a request (the tagger weighs at most 2.0)
 PLAIN_FACT = 3.0
+# the tagger's reading of a statement (it weighs 1.5-2.0 where it is sure; a rule at 2.0 is
+# no such proof: "im in bed lol" is no address): enough on its own
+# for a short statement of the speaker's that asks nothing ("im in customer support", "our
+# bunny is Clover"), which the head, trained on much short chatter, reads as chatter; skills
+# and traits excepted, the families an aside most often reads as ("I can cry in the rain")
+TAGGED_FACT = 1.5
+_ASIDE_FAMILIES = ("skill", "trait")
+
+
+def _stated_plainly(a: Analysis, message: Message) -> bool:
+    """Whether ``a`` holds a fact of the speaker's said plainly enough to keep over the head."""
+    speaker = speaker_subject(message)
+    own = [f for f in a.facts if f.subject == speaker]
+    if not own:
+        return False
+    if a.strength >= PLAIN_FACT:
+        return True
+    asks = "?" in message.text or message.role != "user"
+    return not asks and a.strength >= TAGGED_FACT and any(
+        "tagger weight" in f.reason and f.key.split(":", 1)[0] not in _ASIDE_FAMILIES for f in own)
 
 
 def _stored(context: RouteContext) -> dict[tuple[str, str], str]:

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from memfold.errors import EmbeddingError
-from memfold.llm.keys import RELATION_CANON, product_kind, slug
+from memfold.llm.keys import RELATION_CANON, TWO_WORD_RELATIONS, product_kind, slug
 from memfold.llm.values import relationship_status
 from memfold.llm.tagger_graph import GRAPH_VERSION
 
@@ -232,7 +232,7 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
             continue
         qualifier = _nearest(qualifiers, mark, sentence)
         if mark.tag in RELATION_FAMILIES:
-            key = _relation_key(mark.tag, value, qualifier)
+            key = _relation_key(mark.tag, value, _two_word_relation(qualifiers, mark, sentence) or qualifier)
             subject = speaker
             title = _partner_title(sentence, qualifier) if key == "partner" else None
             if title:  # "my girlfriend Yuki" also says the speaker is dating (as the rules read it)
@@ -289,6 +289,21 @@ def _nearest(marks_: Sequence[Mark], target: Mark, sentence: str) -> str | None:
     return sentence[best.start:best.end]
 
 
+def _two_word_relation(qualifiers: Sequence[Mark], target: Mark, sentence: str) -> str | None:
+    """The nearest qualifier with the word before or after it, when the two are one relation
+    ("team lead", "best friend", "personal trainer": the tagger may mark one of the words)."""
+    if not qualifiers:
+        return None
+    near = min(qualifiers, key=lambda m: min(abs(m.start - target.end), abs(target.start - m.end)))
+    before = re.search(r"([\w-]+)\s+$", sentence[:near.start])
+    after = re.match(r"\s+([\w-]+)", sentence[near.end:])
+    word = sentence[near.start:near.end]
+    for pair in ((before[1] + " " + word) if before else "", (word + " " + after[1]) if after else ""):
+        if pair.lower() in TWO_WORD_RELATIONS:
+            return pair
+    return None
+
+
 def _relation_key(family: str, value: str, qualifier: str | None) -> str | None:
     relation = canonical_relation(qualifier) if qualifier else None
     if family == "partner" or relation in PARTNER_WORDS:
@@ -305,7 +320,7 @@ def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str
         return "favorite" if qualifier is None else f"favorite:{slug(qualifier, max_words=2)}"
     if family == "pet":
         # the kind is the last word of the qualifier ("corn snake" is a snake)
-        return "pet" if qualifier is None else f"pet:{_singular(slug(qualifier, max_words=2).split('_')[-1])}"
+        return "pet" if qualifier is None else f"pet:{_pet_kind(qualifier, sentence)}"
     if family == "possession":
         before = re.findall(r"[\w']+", sentence[:mark.start].lower())[-3:]  # "drive a beat-up ..."
         vehicle = next((VEHICLE_VERBS[w] for w in reversed(before) if w in VEHICLE_VERBS), "")
@@ -314,6 +329,21 @@ def _qualified_key(family: str, value: str, qualifier: str | None, sentence: str
         item = qualifier or vehicle or product_kind(value) or value.split()[-1]
         return f"possession:{_singular(slug(item, max_words=1))}"
     return family
+
+
+# kinds of animal named by two words: "a guinea pig" is no pig, "a bearded dragon" no dragon
+TWO_WORD_KINDS = frozenset({"guinea pig", "bearded dragon"})
+
+
+def _pet_kind(qualifier: str, sentence: str) -> str:
+    """The last word of the qualifier, or both words of a two-word kind the sentence says
+    (the tagger may mark only "pig" of "guinea pig")."""
+    last = _singular(slug(qualifier, max_words=2).split("_")[-1])
+    for kind in TWO_WORD_KINDS:
+        first, second = kind.split()
+        if last == second and re.search(rf"\b{first}\s+{second}", sentence, re.IGNORECASE):
+            return kind.replace(" ", "_")
+    return last
 
 
 def _singular(word: str) -> str:
@@ -330,14 +360,22 @@ def _subject_of(mark: Mark, subjects: Sequence[Mark], sentence: str, speaker: st
         between = re.findall(r"[\w']+", sentence[subject.end:mark.start].lower())
         if _FIRST_PERSON.intersection(between):
             break
-        return _subject_name(_with_surname(sentence, subject.start, subject.end), speaker)
+        words = _with_surname(sentence, subject.start, subject.end)
+        if re.search(r"\b(?:years?|yrs?)[- ]$", sentence[:subject.start], re.IGNORECASE):
+            words = "year " + words  # "my 6 year old": the tagger marks "old" alone
+        return _subject_name(words, speaker)
     return speaker
+
+
+_AN_AGE = re.compile(r"(?:^|\b\d+[- ]?|\s)(?:years?[- ]old|yrs?[- ]old|yo|y/o)$|^year old\b", re.IGNORECASE)
 
 
 def _subject_name(words: str, speaker: str) -> str:
     """A relation word ("mum", "my wife") is the speaker's relative; anything else is a
     name, capitalised ("tunde" -> "Tunde")."""
     relation = canonical_relation(words.split()[-1]) if words.split() else ""
+    if _AN_AGE.search(words):  # "my 6 year old loves dinosaurs": a child of the speaker's
+        relation = "child"
     if relation not in _RELATIONS and relation.endswith("s"):  # "my dads goal": a possessive
         relation = canonical_relation(relation[:-1])
     if relation in _RELATIONS:
