@@ -664,3 +664,19 @@ def test_an_unnamed_child_said_by_age_is_the_speakers_child() -> None:
 ])
 def test_a_relation_said_in_two_words_keeps_both(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("can you suggest a gift for my wife Lena, she loves pottery", ("add", "Lena", "likes:pottery", "pottery")),
+    ("write a birthday card for my dad, hes turning 70", ("add", "user's dad", "age", "70")),
+    ("help me pick a bike for my son, he's 8 and loves BMX", ("add", "user's son", "age", "8")),
+])
+def test_she_or_he_after_a_request_is_the_one_person_it_names(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _found(text)
+    assert fact in found
+    assert not {value for _, subject, key, value in found if subject == "user" and key == "age"}
+
+
+def test_she_or_he_after_a_request_naming_two_people_is_nobody_guessed() -> None:
+    found = _found("write a card for my dad and my uncle, he is turning 70")
+    assert not {subject for _, subject, key, _ in found if key == "age"}

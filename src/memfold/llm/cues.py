@@ -96,9 +96,11 @@ _REACTION = re.compile(
 # apostrophe: a question's "were" is followed by who or what it asks about
 WERE_ASKS = (r"were(?= (?:you|they|we|there|the|these|those|i|he|she|it|all|any|my|your|his|her|their|our|"
              r"both|not|u|ya|people|things)\b)")
+# "can't handle horror anymore", "don't eat pork", "didn't get the job": a negative verb
+# opens a statement, not a question
 _QUESTION_START = re.compile(
-    r"^(?:what|who|where|when|why|how|which|whose|do|does|did|is|are|was|" + WERE_ASKS + r"|can|could|"
-    r"would|will|should|have|has|any|anything|tell me|remind me|any idea|got any)\b")
+    r"^(?:what|who|where|when|why|how|which|whose|is|are|was|" + WERE_ASKS + r"|will|any|anything|tell me|"
+    r"remind me|any idea|got any|(?:do|does|did|can|could|would|should|have|has)(?!n?['\u2019]?t\b))\b")
 _REQUEST = re.compile(
     r"^(?:please |pls |can you |could you |would you |will you )?(?:remind|tell|show|give|"
     r"help|explain|summari[sz]e|translate|write|draft|list|find|recommend|suggest|check|"
@@ -339,15 +341,37 @@ _STATEMENT_AFTER_REQUEST = re.compile(
     re.IGNORECASE)
 
 
+# "can you suggest a gift for my wife Lena, she loves pottery": a request naming one of the
+# speaker's people, then a statement about them by "she" or "he"
+_THEIR_STATEMENT_AFTER_REQUEST = re.compile(
+    r"^(?P<request>[^,?]{3,80})[,;]\s*(?P<pronoun>she|he)(?P<verb>'s|\u2019s|s| is|)\s+(?P<rest>[^?]{3,})[.!]*$",
+    re.IGNORECASE)
+_MY_PERSON = re.compile(r"\bmy (?P<who>[a-z][\w-]*(?: (?-i:[A-Z])[\w-]+)?)", re.IGNORECASE)
+
+
+def _their_statement(sentence: str) -> str | None:
+    """"my wife Lena loves pottery" from "can you suggest a gift for my wife Lena, she loves
+    pottery": the pronoun is the one person the request names."""
+    m = _THEIR_STATEMENT_AFTER_REQUEST.match(sentence)
+    people = _MY_PERSON.findall(m["request"]) if m else []
+    if m is None or len(people) != 1:
+        return None
+    verb = " is" if m["verb"].strip() else ""
+    return f"my {people[0]}{verb} {m['rest'].strip()}"
+
+
 def statements_in_questions(text: str) -> list[str]:
     """The statement leads of ``text``'s questions ("i live in Cape Town, best day hikes?"),
-    and statements after a request ("can u give me gym ideas, im 45")."""
+    and statements after a request ("can u give me gym ideas, im 45"; "a gift for my wife
+    Lena, she loves pottery": my wife Lena loves pottery)."""
     out = []
     for sentence in sentences(text):
         tail = _QUESTION_TAIL.search(sentence) if sentence.rstrip().endswith("?") or "?" in sentence[-3:] else None
         lead = sentence[:tail.start()].strip() if tail else ""
         after = _STATEMENT_AFTER_REQUEST.match(sentence) if not tail and not is_content_sentence(sentence) else None
         lead = after["statement"].strip() if after else lead
+        if not tail and not after and not is_content_sentence(sentence):
+            lead = _their_statement(sentence) or lead
         if len(lead.split()) >= 2 and is_content_sentence(lead):
             out.append(lead)
     return out
@@ -359,8 +383,10 @@ def content_sentences(text: str) -> list[str]:
     out = []
     for sentence in _answers_joined(sentences(text)):
         sentence = unwrap_request(sentence)
-        if is_reminder_request(sentence) or is_content_sentence(sentence):
+        if is_reminder_request(sentence):
             out.append(sentence)
+        elif is_content_sentence(sentence):  # "write a card for my dad, hes turning 70": his age
+            out.append(_REQUEST.match(sentence.lower()) and _their_statement(sentence) or sentence)
         elif _FIRST_PERSON.search(sentence):  # a first-person lead of a question is content
             out.extend(statements_in_questions(sentence))
     return out
