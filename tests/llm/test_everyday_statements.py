@@ -680,3 +680,24 @@ def test_she_or_he_after_a_request_is_the_one_person_it_names(text: str, fact: t
 def test_she_or_he_after_a_request_naming_two_people_is_nobody_guessed() -> None:
     found = _found("write a card for my dad and my uncle, he is turning 70")
     assert not {subject for _, subject, key, _ in found if key == "age"}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("met my new neighbour Rosa today. shes a retired teacher", ("add", "Rosa", "job", "retired teacher")),
+    ("my dad is 70. he loves golf", ("add", "user's dad", "likes:golf", "golf")),
+    ("my sister Ana lives in Oslo. she works as a nurse there", ("add", "Ana", "job", "nurse")),
+])
+def test_she_or_he_after_a_sentence_naming_one_person_is_that_person(text: str,
+                                                                     fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+def test_she_or_he_after_a_sentence_naming_two_people_is_nobody_guessed() -> None:
+    found = _tagged("my mum and my dad visited. she is a retired teacher")
+    assert not {subject for _, subject, key, _ in found if key == "job"}
+
+
+def test_she_or_he_after_a_sentence_with_another_name_is_not_rewritten() -> None:
+    found = _tagged("my kid goes by Rowan now, not Rose. he's trans and we're fully behind him")
+    assert ("add", "Rowan", "identity", "trans") in found
+    assert not {subject for _, subject, key, _ in found if key == "identity" and subject != "Rowan"}

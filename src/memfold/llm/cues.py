@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memfold.llm.keys import RELATION_CANON, RELATION_WORDS
 from memfold.models import Message
 from memfold.timeexpr import IRREGULAR_PAST, sentence_tense
 
@@ -346,18 +347,57 @@ _STATEMENT_AFTER_REQUEST = re.compile(
 _THEIR_STATEMENT_AFTER_REQUEST = re.compile(
     r"^(?P<request>[^,?]{3,80})[,;]\s*(?P<pronoun>she|he)(?P<verb>'s|\u2019s|s| is|)\s+(?P<rest>[^?]{3,})[.!]*$",
     re.IGNORECASE)
-_MY_PERSON = re.compile(r"\bmy (?P<who>[a-z][\w-]*(?: (?-i:[A-Z])[\w-]+)?)", re.IGNORECASE)
+_MY_PERSON = re.compile(r"\bmy (?:(?:new|little|big|older|younger|baby|twin) )?(?P<rel>[a-z][\w-]*)"
+                        r"(?: (?-i:[A-Z])[\w-]+)?", re.IGNORECASE)
+_PRONOUN_LEAD = re.compile(r"^(?P<pronoun>she|he)(?P<verb>'s|\u2019s|s| is|)\s+(?P<rest>\S.{2,})$", re.IGNORECASE)
+
+
+def _people_named(text: str) -> list[str]:
+    """The speaker's people ``text`` names as "my sister Ana", "my new neighbour Rosa"."""
+    return [m[0] for m in _MY_PERSON.finditer(text)
+            if RELATION_CANON.get(m["rel"].lower(), m["rel"].lower()) in RELATION_WORDS]
+
+
+def _said_of(person: str, pronoun_clause: str) -> str | None:
+    """"my sister Ana works as a nurse" from "she works as a nurse" said of "my sister Ana"."""
+    m = _PRONOUN_LEAD.match(pronoun_clause.strip())
+    if m is None:
+        return None
+    verb = " is" if m["verb"].strip() else ""
+    return f"{person}{verb} {m['rest'].strip()}"
 
 
 def _their_statement(sentence: str) -> str | None:
     """"my wife Lena loves pottery" from "can you suggest a gift for my wife Lena, she loves
     pottery": the pronoun is the one person the request names."""
     m = _THEIR_STATEMENT_AFTER_REQUEST.match(sentence)
-    people = _MY_PERSON.findall(m["request"]) if m else []
+    people = _people_named(m["request"]) if m else []
     if m is None or len(people) != 1:
         return None
-    verb = " is" if m["verb"].strip() else ""
-    return f"my {people[0]}{verb} {m['rest'].strip()}"
+    return _said_of(people[0], sentence[m.start("pronoun"):])
+
+
+def _pronouns_resolved(statements: list[str]) -> list[str]:
+    """"met my new neighbour Rosa today. shes a retired teacher": a statement opening with
+    "she" or "he" right after one that names one of the speaker's people is about them."""
+    out = list(statements)
+    for n in range(1, len(out)):
+        people = _people_named(statements[n - 1])
+        # another name in that sentence ("my kid goes by Rowan now, not Rose") may be who is meant
+        others = people and _another_name(statements[n - 1].replace(people[0], " "))
+        said = _said_of(people[0], statements[n]) if len(people) == 1 and not others else None
+        out[n] = said or out[n]
+    return out
+
+
+_CAPITALISED = re.compile(r"(?P<before>\w+)\s+(?P<word>[A-Z][a-z]+)\b")
+_PLACE_PREPOSITIONS = frozenset("in to at from near for of".split())
+
+
+def _another_name(text: str) -> bool:
+    """A capitalised word past the first that is no place ("moved to Oslo") or "I"."""
+    return any(m["before"].lower() not in _PLACE_PREPOSITIONS and m["word"] not in ("I", "Im")
+               for m in _CAPITALISED.finditer(text))
 
 
 def statements_in_questions(text: str) -> list[str]:
@@ -389,7 +429,7 @@ def content_sentences(text: str) -> list[str]:
             out.append(_REQUEST.match(sentence.lower()) and _their_statement(sentence) or sentence)
         elif _FIRST_PERSON.search(sentence):  # a first-person lead of a question is content
             out.extend(statements_in_questions(sentence))
-    return out
+    return _pronouns_resolved(out)
 
 
 def none_cues(message: Message, text: str, content: list[str], cues: Cues) -> None:

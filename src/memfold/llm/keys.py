@@ -73,6 +73,15 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "step mum": "stepmom", "step mom": "stepmom", "stepmother": "stepmom", "stepmum": "stepmom",
                   "personal trainer": "trainer", "pt": "trainer", "team leader": "team lead",
                   "line manager": "boss", "work buddy": "coworker", "work bestie": "coworker"}
+PARTNER_WORDS = frozenset("wife husband partner girlfriend boyfriend fiance fiancee fiancé fiancée "
+                          "spouse hubby missus".split())
+CHILD_WORDS = frozenset("son daughter kid child boy girl baby stepson stepdaughter toddler".split())
+# the words for the speaker's people, as the tagger and the cues read them ("my sister", "my landlord")
+RELATION_WORDS = frozenset({*RELATION_CANON.values(), *PARTNER_WORDS, *CHILD_WORDS, *(
+    "sister brother aunt uncle cousin niece nephew grandma grandpa friend boss manager coworker "
+    "colleague bestie bff "
+    "roommate flatmate neighbor neighbour stepmom stepdad mother-in-law father-in-law sister-in-law "
+    "brother-in-law son-in-law daughter-in-law parents-in-law parents grandparents teacher coach landlord landlady").split()})
 # the relations said in two words, of which the tagger may mark one ("my team lead is geoff")
 TWO_WORD_RELATIONS = frozenset({"team lead", "team leader", "best friend", "best mate", "personal trainer",
                                 "line manager", "twin brother", "twin sister", "step dad", "step mom",

@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 
 from memfold.errors import EmbeddingError
-from memfold.llm.keys import RELATION_CANON, TWO_WORD_RELATIONS, product_kind, slug
+from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, TWO_WORD_RELATIONS,
+                              product_kind, slug)
 from memfold.llm.values import relationship_status
 from memfold.llm.tagger_graph import GRAPH_VERSION
 
@@ -64,9 +65,6 @@ MAX_WORD_PIECES = 96
 # sentences a call when many are read at once (``FactTagger.read``)
 READ_BATCH = 16
 _FIRST_PERSON = frozenset({"i", "i'm", "im", "me", "we", "we're", "us", "myself"})
-PARTNER_WORDS = frozenset("wife husband partner girlfriend boyfriend fiance fiancee fiancé fiancée "
-                          "spouse hubby missus".split())
-CHILD_WORDS = frozenset("son daughter kid child boy girl baby stepson stepdaughter toddler".split())
 VEHICLE_VERBS = {"drive": "car", "drives": "car", "ride": "bike", "rides": "bike"}
 
 
@@ -385,11 +383,7 @@ def _subject_name(words: str, speaker: str) -> str:
     return proper(words)
 
 
-_RELATIONS = frozenset({*RELATION_CANON.values(), *PARTNER_WORDS, *CHILD_WORDS, *(
-    "sister brother aunt uncle cousin niece nephew grandma grandpa friend boss manager coworker "
-    "colleague bestie bff "
-    "roommate flatmate neighbor neighbour stepmom stepdad mother-in-law father-in-law sister-in-law "
-    "brother-in-law son-in-law daughter-in-law parents-in-law parents grandparents teacher coach landlord landlady").split()})
+_RELATIONS = RELATION_WORDS
 
 
 # -- the runtime -----------------------------------------------------------------------------

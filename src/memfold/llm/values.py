@@ -45,7 +45,7 @@ _FILLER = re.compile(
     r"^(?:(?:a|an|the|my|our|currently|now|just|still|also|really|actually|honestly|officially|"
     r"finally|basically)\s+)+|"
     r"(?:\s+(?:now|currently|these days|nowadays|anymore|instead|too|lol|haha|tbh|ngl|btw|mostly|for me|rn|atm|"
-    r"lately|way more|for now|to|of|in|at|on|for|with|from|by|and|or))+$",
+    r"lately|way more|for now|there|over there|here|to|of|in|at|on|for|with|from|by|and|or))+$",
     re.IGNORECASE)
 # a place said with how one got there or what is near it: the place is the words between
 _PLACE_LEAD = re.compile(r"^(?:(?:settled|living|based|moved|relocated|now)\s+)+(?:in|to)\s+", re.IGNORECASE)
