@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memfold.llm.cues import SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
@@ -1932,6 +1933,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
 ))
 
 
+@lru_cache(maxsize=4096)  # a message is spelled by several passes (its relatives, ages, shared home)
 def standard_spelling(sentence: str) -> str:
     """'im', 'ive', 'dont', 'bday', 'fav', 'my wifes name': the standard spelling."""
     lowered = sentence.lower()
