@@ -636,3 +636,113 @@ def test_someone_new_in_a_stored_role(stored: dict[tuple[str, str], str], text: 
     found = role_successor(message, sentences(text), stored)
     assert [f.value.lower() for f in found] == ([expected.lower()] if expected else [])
     assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("stored", "text", "new", "retired"), [
+    ({("user", "goal:run_a_marathon"): "run a marathon"}, "new goal is to learn japanese",
+     ("goal:learn_japanese", "learn japanese"), "goal:run_a_marathon"),
+    ({("Ines", "hobby:painting"): "painting"}, "Ines has moved on to woodwork",
+     ("hobby:woodwork", "woodwork"), "hobby:painting"),
+    # two stored values: which one changed is not said
+    ({("user", "goal:run_a_marathon"): "run a marathon", ("user", "goal:save_money"): "save money"},
+     "new goal is to learn japanese", ("goal:learn_japanese", "learn japanese"), None),
+    # no word says the family changed
+    ({("user", "goal:run_a_marathon"): "run a marathon"}, "i also want to learn japanese",
+     ("goal:learn_japanese", "learn japanese"), None),
+])
+def test_a_family_said_to_change_as_a_whole_retires_its_one_stored_value(
+        stored: dict[tuple[str, str], str], text: str, new: tuple[str, str], retired: str | None) -> None:
+    message = _message(text)
+    subject = next(iter(stored))[0]
+    fact = FactExtraction(action="add", subject=subject, key=new[0], value=new[1], evidence_msg_id="m1")
+    out = replaced_siblings([fact], message, stored)
+    deleted = [f for f in out if f.action == "delete"]
+    assert [f.key for f in deleted] == ([retired] if retired else [])
+    assert all(grounding_problem(f, message) is None for f in out)  # the quote grounds the unnamed value
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("user's daughter", "favorite:animal"): "giraffe"}, "apparently otters are her favourite now, giraffes are old news",
+     ("user's daughter", "favorite:animal", "otters")),
+    ({("user", "favorite:podcast"): "Serial"}, "new number one: Radiolab", ("user", "favorite:podcast", "Radiolab")),
+    ({("Noor", "favorite:snack"): "crisps", ("user", "family:friend"): "Noor"},
+     "noor says olives are her favourite now", ("Noor", "favorite:snack", "olives")),
+    ({("user", "favorite:podcast"): "Serial", ("user", "favorite:film"): "Heat"}, "new number one: Radiolab", None),
+    ({("user", "favorite:podcast"): "Serial"}, "I love my dentist", None),
+])
+def test_a_stored_favourite_said_without_its_thing(stored: dict[tuple[str, str], str], text: str,
+                                                    expected: tuple[str, str, str] | None) -> None:
+    from memfold.llm.facts import favorite_of_stored_person
+
+    message = _message(text)
+    found = favorite_of_stored_person(message, sentences(text), stored)
+    assert [(f.subject, f.key, f.value) for f in found] == ([expected] if expected else [])
+    assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("stored", "new", "retired"), [
+    ({("user", "dislikes:olives"): "olives"}, ("likes:olives", "olives"), "dislikes:olives"),
+    ({("user", "likes:horror"): "horror"}, ("dislikes:horror_movies", "horror movies"), "likes:horror"),
+    ({("user", "likes:horror_films"): "horror films"}, ("dislikes:horror", "horror"), "likes:horror_films"),
+    ({("user", "likes:jazz"): "jazz"}, ("dislikes:jazz_fusion", "jazz fusion"), None),  # a kind of it, not it
+    ({("Ana", "dislikes:olives"): "olives"}, ("likes:olives", "olives"), None),  # someone else's
+])
+def test_a_like_retires_the_stored_dislike_of_the_same_thing(stored: dict[tuple[str, str], str],
+                                                             new: tuple[str, str], retired: str | None) -> None:
+    message = _message("whatever was said")
+    fact = FactExtraction(action="add", subject="user", key=new[0], value=new[1], evidence_msg_id="m1")
+    deleted = [f.key for f in replaced_siblings([fact], message, stored) if f.action == "delete"]
+    assert deleted == ([retired] if retired else [])
+
+
+@pytest.mark.parametrize(("text", "retired"), [
+    ("my son eats broccoli now", True),
+    ("update: she actually likes mushrooms these days", True),
+    ("he still refuses broccoli", False),
+    ("broccoli again for dinner now, he eats the pasta", False),  # the liked thing is not the stored one
+])
+def test_a_stored_dislike_said_to_be_liked_now_is_retired(text: str, retired: bool) -> None:
+    stored = {("user's son", "dislikes:broccoli"): "broccoli", ("user's son", "dislikes:mushrooms"): "mushrooms"}
+    if "mushrooms" in text:
+        stored = {("user's daughter", "dislikes:mushrooms"): "mushrooms"}
+    message = _message(text)
+    out = replaced_siblings([], message, stored)
+    assert bool([f for f in out if f.action == "delete"]) is retired
+    assert all(grounding_problem(f, message) is None for f in out)
+
+
+def test_a_clause_before_a_comma_is_no_job_title() -> None:
+    assert "job" not in _by_key("i hate coriander, but now i eat pasta")
+
+
+def test_a_role_said_in_more_words_changes_the_stored_role() -> None:
+    stored = {("user", "family:coach"): "Andrés"}
+    message = _message("new swim coach: maite. andres moved away")
+    fact = FactExtraction(action="add", subject="user", key="family:swim_coach", value="Maite", evidence_msg_id="m1")
+    assert [f.key for f in replaced_siblings([fact], message, stored)] == ["family:coach"]
+    best = FactExtraction(action="add", subject="user", key="family:best_friend", value="Jo", evidence_msg_id="m1")
+    mine = {("user", "family:friend"): "Tom"}
+    assert [f.key for f in replaced_siblings([best], _message("my new best friend is Jo"), mine)] == ["family:best_friend"]
+
+
+def test_a_new_value_beside_a_stored_one_in_both_knees_still_retires_it() -> None:
+    stored = {("user's mom", "health:type_2_diabetes"): "type 2 diabetes"}
+    message = _message("mums diabetes is in remission!! but shes got arthritis in both knees")
+    fact = FactExtraction(action="add", subject="user's mom", key="health:arthritis", value="arthritis",
+                          evidence_msg_id="m1")
+    assert [f.key for f in replaced_siblings([fact], message, stored) if f.action == "delete"] == \
+        ["health:type_2_diabetes"]
+
+
+@pytest.mark.parametrize(("text", "owner"), [
+    ("amaru switched teams, her mentor is jakub now", "Amaru"),
+    ("leo and sam arent friends anymore, his best mate is arjun", "Leo"),
+])
+def test_a_relation_said_as_his_or_hers_belongs_to_the_person_named(text: str, owner: str) -> None:
+    from memfold.llm.tagger import packaged_tagger
+
+    stored = {("user", "child:amaru"): "Amaru", ("Amaru", "family:mentor"): "Funmi",
+              ("user", "child:leo"): "Leo", ("Leo", "family:best_friend"): "Sam"}
+    message = _message(text)
+    facts, _strength = extract_facts(message, tagger=packaged_tagger(), stored=stored)
+    assert any(f.subject == owner and f.key.startswith("family:") for f in facts), facts

@@ -232,7 +232,9 @@ _DOC_NOUNS = (r"(?:article|text|email|e-mail|letter|recipe|list|paragraph|code|s
 _FRAMING = re.compile(
     r"\b(?:here(?:'s| is| are) (?:the|my|an?|some|this)(?: [\w'-]+){0,3} " + _DOC_NOUNS +
     r"|pasting|pasted|copied|for reference|excerpt|according to|abstract|section \d|chapter)\b")
-_LABELLED = re.compile(r"\s*[A-Z][\w' .-]{1,30}:\s")
+# ...not a chat's own label ("Small update: I changed into project management")
+_LABELLED = re.compile(r"\s*(?!(?i:(?:small |quick |little |big |life |status |minor )?(?:update|news|correction|"
+                       r"fyi|ps|p\.s|btw|edit|heads up))\s*:)[A-Z][\w' .-]{1,30}:\s")
 _QUOTED_BLOCK = re.compile(r":\s+(?:\S+\s+){14,}")
 _EDIT_REQUEST = re.compile(
     r"\b(?:proofread|translate|summari[sz]e|rewrite|edit|check|review|correct|improve|shorten|"

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 from memfold.llm.cues import SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
-from memfold.llm.keys import (SINGLE_VALUED, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
+from memfold.llm.keys import (PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople
-from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS
+from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
 from memfold.llm.values import content_words
@@ -105,6 +105,11 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
+_THING = r"(?P<v>(?!(?:i|it|that|this|the same)\b)[\w'&-]+(?: [\w'&-]+){0,3}?)"
+_HOME_PLACE = (r"(?!(?:the|a|an|my|our|remote|part|full|new|another|different|working|work|home|a?n other)\b)(?P<v>[\w'-]+(?: [\w'-]+)?)(?=\s+(?:went|was|is|are|has|and|but|so|tho|though|finally|"
+               r"last|this|yesterday|today)\b|\s*[,.!?;]|$)")
+# "what i dislike now is small talk": the verb's object is after "is" (the pseudo-cleft rules)
+_NOT_CLEFT = r"(?!(?:now |these days |most )?(?:is|are)\b)"
 # "seafood like genuinely can't stand it", "coriander with a passion": a hedge or an
 # intensifier, not the value
 _HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|seriously|so|super|i|i'm|im|it|"
@@ -239,12 +244,17 @@ def _home_key(m: re.Match[str]) -> str:
     return "hometown" if "town" in m[0].lower() else "location"
 
 
+_CLAUSE_SUBJECTS = frozenset("i i'm im we you he she they it its it's".split())
+
+
 def _job_only(m: re.Match[str]) -> str | None:
     """The noun phrase is a job title only when its head noun is a job word."""
     words = m["v"].lower().split()
     head = words[-1] if words else ""
     if words == [head] and head in _PARENT:
         return None  # "Mom, can you help": a parent addressed ("stay at home mom, two kids" is a job)
+    if words[0] in _CLAUSE_SUBJECTS:
+        return None  # "i hate coriander, but ...": a clause, not a title
     return "job" if head in _JOBS or (_JOB_SUFFIX.search(head) and head not in _NOT_JOBS) \
         or head in _JOB_HEADS else None
 
@@ -442,7 +452,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
     (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
     (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, "job", 3.0),
-    (r"\bmy (?:job|profession|occupation) is (?:an? )?" + _V, "job", 3.0),
+    (r"\bmy (?:job|profession|occupation) is (?:an? )?(?!(?:different|new|changing|changed|the same|same|boring|"
+     r"great|hard|fine|ok|okay|good|so|very|really|too|killing|stressful)\b)" + _V, "job", 3.0),
     (r"\bi'?ve been (?:an? )?(?P<v>[\w-]+(?: [\w-]+)?) for (?:\w+ )?(?:years|months|decades)",
      _i_am_a_key, 2.5),
     (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, "employer", 3.0),
@@ -492,15 +503,30 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
-    (r"\bi (?:really |absolutely |totally |just |also |still )?(?:love|like|enjoy|adore)\s+" + _V,
+    (r"\bi (?:really |absolutely |totally |just |also |still )?(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V,
      _likes_key, 2.5),
     (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?"
      r"fan of|fond of|crazy about) " + _V, _likes_key, 2.5),
     (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
-     r"don't enjoy) " + _V, "dislikes", 2.5),
+     r"don't enjoy) " + _NOT_CLEFT + _V, "dislikes", 2.5),
     (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
      r" (?:is|are|has to be) " + _V,
      _favorite_key, 3.0),
+    # "i'm in a pottery class on tuesdays", "i take a salsa class": the class is a hobby
+    (r"\b(?:i'm|i am|i) (?:now |also )?(?:in|taking|take|doing|do|joined|started) (?:an? |the |my )?"
+     r"(?P<v>(?!(?:an?|the|my|same|other|this|that|english|maths?|math|spanish|french|german|history|biology|"
+     r"chemistry|physics|online|evening|night|morning|first|second|third|last|new|next)\b)[a-z][\w-]*(?: [a-z][\w-]*)?) class(?:es)?\b",
+     "hobby", 2.5),
+    # "cant do horror movies anymore", "it's all cosy rom-coms for me these days", "rom coms only now"
+    (r"\b(?:i )?(?:can't|cannot|cant) (?:do|handle|stand|stomach|face|take) (?P<v>[^.,!?;:\n()]+?)(?= any ?more\b)",
+     "dislikes", 2.5),
+    (r"\b(?:it's|its) all (?:about )?" + _THING + r"(?= for me\b| now\b| these days\b| lately\b)", _likes_key, 2.0),
+    (r"(?:^|[,;.!] )" + _THING + r" only(?: now| these days)\b", _likes_key, 2.0),
+    # "what i really dislike now is small talk": the thing said after the pseudo-cleft
+    (r"\bwhat i (?:really |truly |honestly |actually )?(?:hate|dislike|detest|can't stand)(?: now| these days| most)? "
+     r"(?:is|are) " + _V, "dislikes", 2.5),
+    (r"\bwhat i (?:really |truly |honestly |actually )?(?:love|like|enjoy|adore)(?: now| these days| most)? "
+     r"(?:is|are) " + _V, _likes_key, 2.5),
     (r"\bi (?:usually |always |generally )?prefer " + _V, "preference", 2.5),
     (r"\bmy hobb(?:y is|ies are|ies include) " + _V, "hobby", 3.0),
     (r"\bi (?:play|practi[cs]e) (?P<v>(?:the )?(?:guitar|piano|violin|drums|cello|flute|"
@@ -527,6 +553,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i |we )?moved from [A-Z][\w'-]+(?: [A-Z][\w'-]+)? to (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})",
      "location", 3.0),
     (r"^(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)-based\b", "location", 2.5),
+    # "the move to vancouver went ok", "the commute from the new place in geelong", "closed on
+    # the house in Denver!!": the speaker's new home, said of the move or the dwelling
+    (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
+    (r"\b(?:the|our|my) new (?:place|flat|apartment|house|home|digs|condo) in " + _HOME_PLACE, "location", 2.0),
+    (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
+     "location", 2.0),
     (r"\b(?:engaged|married) to (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "partner", 3.0),
     (r"^(?P<v>[A-Z][\w'-]+)(?:'s| is) (?:now )?my (?:new )?(?:husband|wife|partner|boyfriend|girlfriend|"
      r"fianc[eé]e?)\b", "partner", 3.0),
@@ -722,7 +754,8 @@ _NOT_LOWER_NAMES = frozenset(
     "just also still always never sometimes often usually rarely even only now then already recently "
     "finally basically literally actually really totally apparently who which that what and but or so "
     "is was has had does did will would can could should might must got gets says said thinks lives "
-    "works loves hates here there too lol haha tbh ngl btw omg the this his her their our new old "
+    "works loves hates here there too lol haha tbh ngl btw omg the this these those his her their our new old "
+    "lately nowadays currently "
     "little big older younger baby eldest youngest twin she he they it we you "
     # compounds of a relation word: "my mother tongue is Urdu", "my brother company"
     "tongue nature ship company city jokes group circle figure land hood board".split())
@@ -762,8 +795,8 @@ def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
 
 
 _UNNAMED_RELATION = re.compile(
-    r"\bmy (?P<rel>" + _RELATIONS + r")(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)|"
-    r" is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.\s+)?[^.,!?;:\n()]+)",
+    r"\bmy (?P<rel>" + _RELATIONS + r")(?: these days| now| nowadays| lately| currently)?"
+    r"(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)| is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.\s+)?[^.,!?;:\n()]+)",
     re.IGNORECASE)  # a title's full stop is no sentence end ("my therapist is Dr. Mensah")
 # "I have a brother, Farid", "I've got a sister called Mina"
 _HAVE_RELATION = re.compile(
@@ -1283,6 +1316,11 @@ _REMEMBER_REQUEST = re.compile(
     r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
     r"fyi|heads up)(?: that| the fact that)?[,:!]?\s+", re.IGNORECASE)
 _FRAGMENT_WORDS = 12
+# ...or opens with a field of the speaker's ("new favourite author: adichie, read all her books")
+# or speaks of their move or new home ("the move to vancouver went ok, boxes everywhere")
+_OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*[:=]|"
+                        r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
+                        r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b", re.IGNORECASE)
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
@@ -1402,7 +1440,12 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
     best: dict[tuple[str, str], Found] = {}
+    owner = None  # whom the sentence before was about
     for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
+        if owner and _FRAGMENT.fullmatch(sentence):  # "dad finally got a smartphone!! samsung galaxy a15"
+            found = [replace(f, subject=owner) if f.subject == speaker else f for f in found]
+        found = [_pronoun_owned_relation(f, sentence, " ".join(sentences[:n]), people, stored or {}) for f in found]
+        owner = clause_owner(sentence, speaker) or _only_person_named(sentence, people)
         for item in (i for i in found if _plausible(i) and not _names_someone_else(i, sentence)):
             item = _hobby_as_activity(_about_known_person(item, sentence, people, " ".join(sentences[:n])))
             slot = (item.subject, item.key)
@@ -1684,6 +1727,45 @@ def _about_known_person(item: Found, sentence: str, people: KnownPeople, before:
     return replace(item, subject=subject, subject_quote=people.mention(subject, f"{before} {sentence}"))
 
 
+# a few words with no verb-like word or pronoun: what the sentence before said ("grandpa finally
+# has a smartphone! a redmi note 13", "grandad remarried!! at 81!!")
+_FRAGMENT = re.compile(r"\W*(?!.*\b(?:i|i'm|im|me|my|we|our|us|he|she|they|he's|she's|hes|shes|they're|theyre|"
+                       r"his|her|their|is|are|was|were|has|have|had|do|does|did|can|will|got|get|gets|called|named)\b)(?:[\w'&.-]+[\s,]*){1,7}\W*", re.IGNORECASE)
+
+_POSSESSIVE_RELATION = re.compile(r"\b(?:his|her|their) (?:new |current |main )?(?P<rel>(?:best )?[a-z]+)\b",
+                                  re.IGNORECASE)
+
+
+def _pronoun_owned_relation(item: Found, sentence: str, before: str, people: KnownPeople,
+                            stored: dict[tuple[str, str], str]) -> Found:
+    """"yui got reassigned, her mentor is jakub now": a relation said as "his"/"her" X is the
+    relation of the known person the message names (the one with that relation stored, when
+    it names two: "leo and ollie arent friends anymore, his best mate is arjun")."""
+    family, _, relation = item.key.partition(":")
+    if item.subject != people.speaker or family not in ("family", "partner"):
+        return item
+    words = {relation, relation.split("_")[-1]} if relation else set(PARTNER_WORDS)
+    said = {slug(canonical_relation(m["rel"].lower()), max_words=2) for m in _POSSESSIVE_RELATION.finditer(sentence)}
+    if not said & words:
+        return item
+    named = people.named_people(sentence) or people.named_people(before)
+    # not the new name itself, nor the one who held the role ("ollie" in "leo and ollie")
+    in_role = {_folded(value) for (who, key), value in stored.items() if key == item.key}
+    named = {who for who in named if who != people.speaker and _folded(who) != _folded(item.value)
+             and _folded(who) not in in_role}
+    holding = {who for who in named if (who, item.key) in stored}
+    owner = holding or named
+    return replace(item, subject=owner.pop()) if len(owner) == 1 else item
+
+
+def _only_person_named(sentence: str, people: KnownPeople) -> str | None:
+    """The one known person a sentence without "I"/"my" is about ("tariq qualified!")."""
+    if _FIRST_PERSON_GATE.search(sentence):
+        return None
+    named = people.named_people(sentence)
+    return named.pop() if len(named) == 1 else None
+
+
 # the tagger's mean per-piece probability below which its reading is dropped (see _learned)
 TAGGER_MIN_CONFIDENCE = 0.6
 
@@ -1881,7 +1963,7 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         # ...or drops its "I" ("got a Garmin Forerunner for running", 4 of the held-out routing
         # sets' 1,219 sentences), or names a stored thing ("ipads gone, on a galaxy tab now")
         if (not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS
-                and not _SUBJECT_DROPPED.match(sentence)
+                and not _SUBJECT_DROPPED.match(sentence) and not _OWN_FIELD.search(sentence)
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
             continue
         out.append(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))
@@ -1982,7 +2064,7 @@ def _only_the_thing(item: Found) -> bool:
 # a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
 # "I'm not vegetarian anymore, I eat fish now" is a negated clause and a positive one
 _CLAUSE_BREAK = re.compile(
-    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|\s+(?:and|but)\s+)(?=(?:i|my|they|we)\b|(?:(?:just|then|now|finally)\s+)?"
+    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|\s+(?:and|but|so)(?:\s+now)?\s+)(?=(?:i|my|they|we)\b|(?:(?:just|then|now|finally)\s+)?"
     r"(?:took|got|moved|started|joined|switched|went|became|landed|signed|accepted)\b)", re.IGNORECASE)
 # "I now work as", "I'm still vegetarian", "I actually live in": the adverb says when or
 # how sure, not what; dropping it lets the rules (written for "I work as") read the verb
@@ -2006,6 +2088,23 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
     return [_skill_phrase(item, sentence) for item in found] + _replacements(clauses, per_clause, speaker)
 
 
+# a dislike said as "can't stand X anymore" is no retraction of one
+_CANT_BEAR = re.compile(r"\b(?:can't|cannot|cant) (?:do|handle|stand|stomach|face|take|bear)\b", re.IGNORECASE)
+
+
+def _outside_the_negation(item: Found, clause: str) -> Found:
+    """A value said after "anymore" ("cant stomach reality tv anymore, documentaries only
+    now") or a dislike said by "can't stand" is not what the clause negates."""
+    if not item.negated:
+        return item
+    last = [m.end() for m in re.finditer(r"\bany ?more\b", clause, re.IGNORECASE)]
+    at = clause.lower().find(item.value.lower())
+    after = bool(last) and at >= last[-1]
+    if after or (item.key.startswith("dislikes") and _CANT_BEAR.search(clause)):
+        return replace(item, negated=False)
+    return item
+
+
 def _clause_facts(clause: str, speaker: str) -> list[Found]:
     negated = bool(_NEGATED.search(clause) or _NOT_ANY_MORE.search(clause))
     relations = _relation_facts(clause, speaker) + _child_list_facts(clause, speaker) + _named_birthday(clause)
@@ -2015,6 +2114,8 @@ def _clause_facts(clause: str, speaker: str) -> list[Found]:
     rules = _rule_facts(_negation_free(clause), speaker, negated)
     if negated and not _NEGATED.search(clause):
         rules = _dislikes_said(clause, speaker, rules)
+    if negated:
+        rules = [_outside_the_negation(item, clause) for item in rules]
     if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
         rules = [item for item in rules if not item.key.startswith("pet:")]
     return pets + relations + rules
@@ -2064,7 +2165,7 @@ def states_own_state(text: str) -> bool:
 
 # casual first person drops the "I": "picked up the EV6 on saturday", "moved teams last week"
 _SUBJECT_DROPPED = re.compile(
-    r"^\W*" + _DISCOURSE + r"(?:(?:just|finally|officially|recently|already|also)\s+)*(?:[a-z]{2,}ed|"
+    r"^\W*" + _DISCOURSE + r"(?:(?:just|finally|officially|recently|already|also)\s+)*(?:[a-z]{2,}ed|can't|cant|cannot|"
     + IRREGULAR_PAST + r")\b(?!\s+(?:by|to be)\b)", re.IGNORECASE)
 
 
@@ -2467,8 +2568,65 @@ def status_of_stored_person(message: Message, content: list[str],
     return []
 
 
+# a stored favourite's new value, its thing unsaid: "spinosaurus is his favourite now", "her
+# favourite is ranunculus now", "new number one: Shogun", "hes moved on from fifa, its all elden
+# ring now" (the thing is the stored one: of the subject's favourites the one named, or the only one)
+_FAV_WORD = r"(?!(?:says|said|thinks|apparently|honestly|tbh)\b)[\w'&.-]+"
+_FAV_VALUE = rf"(?P<v>{_FAV_WORD}(?: {_FAV_WORD}){{0,3}}?)"
+_FAV_LEAD = r"(?:\b(?:says|said|thinks|apparently|honestly|tbh|now|that|and|but|so)\s+|[,;:]\s*|^)"
+_FAV_OWNER = r"(?P<who>my|his|her|their)"
+_FAV_WORDS = r"(?:new )?(?:favorite|number one|no\.? ?1)"
+_FAVOURITE_NOW = tuple(re.compile(p, re.IGNORECASE) for p in (
+    _FAV_LEAD + _FAV_VALUE + r" (?:is|are) " + _FAV_OWNER + r" (?:absolute |clear )?" + _FAV_WORDS +
+    r"(?= now\b| these days\b|\s*[.,!;]|$)",
+    r"\b" + _FAV_OWNER + r" " + _FAV_WORDS + r" (?:is|are) (?:now )?(?:the |a |an )?" + _FAV_VALUE + _VALUE_END,
+    r"(?:^|[,;.!]\s*)(?P<who>)new " + _FAV_WORDS.replace("(?:new )?", "") + r"\s*[:=-]\s*" + _FAV_VALUE + r"(?=\s*[,.!;(]|$)",
+    r"\bmoved on from [\w' -]+?, (?P<who>)(?:its|it's) all (?:about )?" + _FAV_VALUE + r" now\b",
+))
+
+
+def favorite_of_stored_person(message: Message, content: list[str],
+                              current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored favourite's new value said without its thing (see above)."""
+    speaker = speaker_subject(message)
+    if message.role != "user" or not any(key.startswith("favorite:") for _, key in current):
+        return []
+    for sentence in content or [message.text]:
+        sentence = standard_spelling(sentence)
+        for pattern in _FAVOURITE_NOW:
+            m = pattern.search(sentence)
+            value = clean_value(m["v"]) if m else ""
+            if not value or set(_folded(value).split()) & _NOT_VALUE_WORDS:
+                continue
+            subject = _favourite_owner(sentence, m["who"].lower(), speaker, current)
+            key = _stored_favourite(sentence, subject, value, current) if subject else None
+            if key is not None:
+                item = Found(subject, key, value, 3.0)
+                return [_to_extraction(item, message).model_copy(update={"quote": m[0].strip(" ,;:")})]
+    return []
+
+
+def _favourite_owner(sentence: str, who: str, speaker: str,
+                     current: dict[tuple[str, str], str]) -> str | None:
+    if who in ("", "my"):
+        return speaker
+    owners = sorted({subject for subject, key in current if key.startswith("favorite:") and subject != speaker})
+    return _person_named(sentence, owners, speaker) or (owners[0] if len(owners) == 1 else None)
+
+
+def _stored_favourite(sentence: str, subject: str, value: str,
+                      current: dict[tuple[str, str], str]) -> str | None:
+    """The subject's stored favourite the sentence names (by value or thing), else the only one."""
+    keys = [(key, old) for (who, key), old in current.items() if who == subject and key.startswith("favorite:")]
+    said = content_words(sentence) - content_words(value)
+    named = [key for key, old in keys if said & (content_words(old) | content_words(key[9:].replace("_", " ")))]
+    if len(named) == 1:
+        return named[0]
+    return keys[0][0] if len(keys) == 1 and not named and _folded(keys[0][1]) != _folded(value) else None
+
+
 def _person_named(sentence: str, subjects: list[str], speaker: str) -> str | None:
-    words = {_REL_ALIASES.get(word, word) for word in _folded(sentence).split()}
+    words = {_REL_ALIASES.get(word, RELATION_CANON.get(word, word)) for word in _folded(sentence).split()}
     named = [subject for subject in subjects
              if _folded(subject.removeprefix(f"{speaker}'s ")) in words]
     if not named and _HE_OR_SHE.search(sentence) and len(subjects) == 1:
@@ -2534,10 +2692,11 @@ _REPLACED = re.compile(
     r"retired|finished|smashed|outgrew|outgrown|grew out of|barely|hardly|overtaken|overtook|"
     r"healed|recovered|cured|rehomed|drifted|dumped|written off|write-off|totalled|totaled|wrecked|crashed|"
     r"dropped|ditched|ran away|took up|taken up|picked up|is out|misdiagnos\w*|goodbye|let go|uninstalled|"
-    r"gave (?:the|my|our) \w+(?: \w+)? to|"
+    r"gave (?:the|my|our) \w+(?: \w+)? to|these days|nowadays|lately|old news|no more|is over|history|"
+    r"fell out|grown out of|grow out of|in remission|false alarm|correction|passed|achieved|forget|gone|never|"
     r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
-# ("too" ending a clause, not "too messy"; "two more", not "way more fun")
-_KEPT_TOO = re.compile(r"\b(?:still|also|as well|both|another|second)\b|\btoo\b(?!\s+\w)"
+# ("too" ending a clause, not "too messy"; "two more", not "way more fun"; "both", not "both knees")
+_KEPT_TOO = re.compile(r"\b(?:still|also|as well|another|second)\b|\bboth\b(?!\s+(?:[a-z]+[^s\W]s|feet|teeth)\b)|\btoo\b(?!\s+\w)"
                        r"|\b(?:one|two|three|four|a few|some|\d+)\s+more\b", re.IGNORECASE)
 _REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
 _REPLACEABLE_VALUES = frozenset({"likes", "dislikes", "hobby", "goal", "allergy", "skill", "health"})
@@ -2551,12 +2710,18 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
     it, outside the new value) and say it changed; a keyed thing must name exactly one."""
     text = standard_spelling(message.text)
     facts = _renamed_children(facts, text, current)
+    retired = {(f.subject, f.key): f for f in [*_opposites_retired(facts, message, current),
+                                              *_dislikes_overcome(text, message, current)]}
+    facts = [*facts, *(f for slot, f in retired.items() if slot not in {(g.subject, g.key) for g in facts})]
     if not _REPLACED.search(text) or _KEPT_TOO.search(text):
         return facts
     said = content_words(text)
     out: list[FactExtraction] = []
     for fact in facts:
         family = fact.key.split(":", 1)[0]
+        if fact.action == "add" and family == "family":
+            out.append(_role_said_in_full(fact, current))
+            continue
         if fact.action != "add" or (family not in _REPLACEABLE_THINGS | _REPLACEABLE_VALUES):
             out.append(fact)
             continue
@@ -2568,8 +2733,107 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
                     and content_words(value) & outside and _folded(value) != _folded(fact.value)]
         if not siblings and _UPGRADED.search(text):
             siblings = _only_unnamed_thing(fact, current)
-        out += _replacing(fact, family, siblings, message)
+        change = _family_changed(text, family) if not siblings and family in _REPLACEABLE_VALUES else None
+        if change is not None:
+            siblings = _only_stored_value(fact, family, current)
+        out += _replacing(fact, family, siblings, message, quote=change or "")
     return out
+
+
+# a like and a dislike of one thing cannot both stand: the new one retires the stored
+# opposite ("i actually love olives now" after "I hate olives"; "cant stand horror movies
+# anymore" after "I love horror movies")
+# (hating "jazz fusion" is no contradiction of loving jazz; "horror movies" is horror)
+_KIND_WORDS = content_words("movies films shows series music songs books games food dishes")
+_OPPOSITES = {"likes": ("dislikes",), "hobby": ("dislikes",), "dislikes": ("likes", "hobby")}
+
+
+def _opposites_retired(facts: list[FactExtraction], message: Message,
+                       current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    out: list[FactExtraction] = []
+    for fact in (f for f in facts if f.action in ("add", "update")):
+        opposite = _OPPOSITES.get(fact.key.split(":", 1)[0], ())
+        new = content_words(fact.value)
+        for (subject, key), old in current.items():
+            said = content_words(old)
+            if subject == fact.subject and key.split(":", 1)[0] in opposite and new and said and \
+                    (new <= said or (said <= new and new - said <= _KIND_WORDS)):
+                out.append(FactExtraction(action="delete", subject=subject, key=key, value=old,
+                                          evidence_msg_id=message.msg_id,
+                                          reason=f"contradicted by {fact.key} = {fact.value!r}"))
+    return out
+
+
+# a stored dislike said to be liked now: "son eats broccoli now!!", "i'm fine with coriander
+# these days" (the one stored subject with that dislike)
+_LIKED_NOW = re.compile(r"\b(?:eats?|eating|likes?|loves?|enjoys?|(?:is|are|am|i'm|im|he's|she's|hes|shes) "
+                        r"(?:fine|ok|okay|good) with|(?:doesn't|don't|dont|doesnt) mind|(?:is|are) growing on)\b",
+                        re.IGNORECASE)
+_CHANGED_NOW = re.compile(r"\b(?:now|anymore|any more|these days|nowadays|finally|after all)\b", re.IGNORECASE)
+
+
+def _dislikes_overcome(text: str, message: Message, current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\s+but\s+", text):
+        if not (_LIKED_NOW.search(sentence) and _CHANGED_NOW.search(sentence)):
+            continue
+        said = content_words(sentence)
+        named = [(subject, key, old) for (subject, key), old in current.items()
+                 if key.startswith("dislikes:") and content_words(old) and content_words(old) <= said]
+        if len(named) == 1 and _LIKED_NOW.search(sentence).start() < sentence.lower().find(named[0][2].lower().split()[0]):
+            subject, key, old = named[0]
+            out.append(FactExtraction(action="delete", subject=subject, key=key, value=old,
+                                      evidence_msg_id=message.msg_id, reason="said to be liked now"))
+    return out
+
+
+# a per-value family said to have changed as a whole, its old value unnamed: "new goal is to
+# build muscle", "her goal now is an ironman", "has moved on to embroidery", "getting into
+# rock climbing instead" (not "my new obsession is pottery", "cycling is my thing now": one
+# more, maybe)
+_WHOLE_FAMILY_CHANGE = r"\bmoved on (?:to|from)\b|\binstead\b"
+_FAMILY_CHANGES = {
+    "goal": (r"\b(?:new|main|current) (?:goal|aim|target)\b|\b(?:goal|aim|target)(?: is|'s)? now\b|"
+             r"\bnow (?:my|his|her|their|the) (?:goal|aim|target)\b|\b(?:goal|aim|target) these days\b"),
+    "skill": r"\bmain skill\b",
+    "hobby": "", "likes": "", "dislikes": "",
+}
+
+
+@lru_cache(maxsize=None)
+def _family_change(family: str) -> re.Pattern[str]:
+    return re.compile("|".join(filter(None, [_WHOLE_FAMILY_CHANGE, _FAMILY_CHANGES[family]])), re.IGNORECASE)
+
+
+def _family_changed(text: str, family: str) -> str | None:
+    """The words saying ``family`` changed as a whole, or None."""
+    said = _family_change(family).search(text) if family in _FAMILY_CHANGES else None
+    return said[0] if said else None
+
+
+def _only_stored_value(fact: FactExtraction, family: str,
+                       current: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The subject's one stored value of ``family`` (none when several: which one changed?)."""
+    stored = [(key, value) for (subject, key), value in current.items()
+              if subject == fact.subject and key != fact.key and key.split(":", 1)[0] == family
+              and _folded(value) != _folded(fact.value)]
+    return stored if len(stored) == 1 else []
+
+
+# roles of their own though said in two words ("best friend" is no kind of friend here)
+_NAMED_ROLES = frozenset(slug(word, max_words=3) for word in
+                         {*RELATION_CANON.values(), *RELATION_WORDS, *TWO_WORD_RELATIONS})
+
+
+def _role_said_in_full(fact: FactExtraction, current: dict[tuple[str, str], str]) -> FactExtraction:
+    """"new running coach: siobhan" after "my coach is Andrés": the stored role, said in more
+    words, changed hands (``family:running_coach`` is ``family:coach``)."""
+    head = fact.key.rpartition("_")[2]
+    key = f"family:{head}"
+    if "_" not in fact.key or fact.key[7:] in _NAMED_ROLES or (fact.subject, fact.key) in current \
+            or (fact.subject, key) not in current:
+        return fact
+    return fact.model_copy(update={"key": key, "reason": f"{fact.reason}; the stored {key}"})
 
 
 # a child's name changed or corrected: "goes by Ella now", "its Aaliyah with two a's", "her
@@ -2642,7 +2906,7 @@ def _only_unnamed_thing(fact: FactExtraction, current: dict[tuple[str, str], str
 
 
 def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]],
-               message: Message) -> list[FactExtraction]:
+               message: Message, *, quote: str = "") -> list[FactExtraction]:
     """A keyed thing takes the key of the one stored thing it replaces; a per-value family's
     stored values said whole are deleted ("decided against med school, my goal is a nursing
     degree instead" retires both readings of the old goal)."""
@@ -2652,7 +2916,7 @@ def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]
         key, old = siblings[0]
         return [fact.model_copy(update={"key": key, "reason": f"{fact.reason}; replaces {key} = {old!r}"})]
     dropped = [FactExtraction(action="delete", subject=fact.subject, key=key, value=old,
-                              evidence_msg_id=message.msg_id,
+                              evidence_msg_id=message.msg_id, quote=quote,
                               reason=f"replaced by {fact.key} = {fact.value!r}")
                for key, old in siblings]
     return [fact, *dropped]

@@ -60,6 +60,9 @@ def _relation_words(relation: str) -> set[str]:
     return {relation, *(word for word, canon in RELATION_CANON.items() if canon == relation)}
 
 
+_ONE_CHILD = frozenset({"son", "daughter", "stepson", "stepdaughter"})
+
+
 class KnownPeople:
     """The speaker's relatives found in a stored profile ``{(subject, key): value}``."""
 
@@ -101,8 +104,9 @@ class KnownPeople:
     def _unnamed(stored: dict[tuple[str, str], str], speaker: str) -> list[Person]:
         prefix = f"{speaker}'s "
         relations = {subject[len(prefix):] for subject, _ in stored if subject.startswith(prefix)}
+        # ("kids lol", "the baby" say no one child; "son" and "daughter" do)
         return [Person(prefix + relation, _words_pattern(_relation_words(relation)), False)
-                for relation in sorted(relations) if relation not in CHILD_WORDS]
+                for relation in sorted(relations) if relation not in CHILD_WORDS - _ONE_CHILD]
 
     def names_thing(self, sentence: str) -> bool:
         """Whether ``sentence`` names a stored possession, pet or favourite by a word of it."""

@@ -231,16 +231,110 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
         qualifier = _nearest(qualifiers, mark, sentence)
         if mark.tag in RELATION_FAMILIES:
             key = _relation_key(mark.tag, value, _two_word_relation(qualifiers, mark, sentence) or qualifier)
-            subject = speaker
+            subject = speaker if key is None else _relation_owner(mark, key, subjects, sentence, speaker)
             title = _partner_title(sentence, qualifier) if key == "partner" else None
             if title:  # "my girlfriend Yuki" also says the speaker is dating (as the rules read it)
-                out.append(TaggedFact(speaker, "relationship_status", title, mark.confidence))
+                out.append(TaggedFact(subject, "relationship_status", title, mark.confidence))
         else:
             key = _qualified_key(mark.tag, value, qualifier, sentence, mark)
             subject = _subject_of(mark, subjects, sentence, speaker)
+            if subject == speaker:
+                subject = _clause_owner(mark, sentence, speaker) or _owner_after(mark, sentence, speaker) or speaker
         if key is not None:
             out.append(TaggedFact(subject, key, value, mark.confidence))
     return out
+
+
+# the person a clause is about, when its first words name one: "(my) mom married gerald",
+# "wife has a new boss, matteo", "my sister's boyfriend is Tom"
+_CLAUSE_OWNER = re.compile(
+    r"^\W*(?:(?:btw|so|ok|okay|omg|oh|and|but|also|update|lol|well|guess what)\W+)*(?:my |our )?"
+    r"(?:(?:little|big|older|younger|elder|eldest|oldest|youngest|baby|twin|half)[- ])?"
+    r"(?P<who>[^\W\d_][\w-]*?)(?P<whose>'s|s)?\b", re.IGNORECASE)
+_SPEAKER_WORDS = _FIRST_PERSON | {"my", "our", "mine", "ours", "i've", "ive", "i'd", "i'll"}
+
+
+def _relation_owner(mark: Mark, key: str, subjects: Sequence[Mark], sentence: str, speaker: str) -> str:
+    """Whose partner, child or relative a name is: the person the clause is about when that
+    is not the relation itself ("my mom married gerald" -> mom's partner; "my girlfriend is
+    Yuki" -> the speaker's), with no "I"/"my" between them and the name."""
+    # the tagger's SUBJ mark when "his"/"her" or a possessive ties the name to it ("Karim got
+    # engaged to his girlfriend Yasmine"; not "my kids are Ruby, 9, and Jack, 7")
+    owner = _subject_of(mark, subjects, sentence, speaker)
+    if owner != speaker and re.search(r"'s\b|\b(?:his|her|their)\b", _after_subject(mark, subjects, sentence)):
+        return owner
+    owner = _clause_owner(mark, sentence, speaker)
+    if owner is None or _same_relation(owner.rpartition("'s ")[2], key) or _said_as_mine(sentence, key):
+        return speaker
+    return owner
+
+
+def _after_subject(mark: Mark, subjects: Sequence[Mark], sentence: str) -> str:
+    """The words from the last SUBJ mark before ``mark`` to it (with the mark's own end)."""
+    before = [s for s in subjects if s.end <= mark.start]
+    if not before:
+        return ""
+    last = max(before, key=lambda s: s.end)
+    return sentence[last.end:mark.start]
+
+
+def _said_as_mine(sentence: str, key: str) -> bool:
+    """The relation the name fills is the speaker's, in words ("mom married reza so hes my
+    stepdad now")."""
+    words = PARTNER_WORDS if key == "partner" else CHILD_WORDS if key.startswith("child:") else \
+        {word for word, canon in RELATION_CANON.items() if slug(canon) == key[7:]} | {key[7:].replace("_", " ")}
+    return any(re.search(rf"\b(?:my|our) {re.escape(word)}\b", sentence, re.IGNORECASE) for word in words)
+
+
+def _clause_owner(mark: Mark, sentence: str, speaker: str) -> str | None:
+    return clause_owner(sentence[:mark.start], speaker)
+
+
+# "english is my sons main language now": the relative whose thing the value is, after it
+_OWNER_AFTER = re.compile(r"\s+(?:is|are|was)\s+(?:now\s+)?(?:my|our)\s+(?P<rel>[\w-]+?)(?:'s|s)?\s+(?:\w+\s+)?\w+")
+
+
+def _owner_after(mark: Mark, sentence: str, speaker: str) -> str | None:
+    after = _OWNER_AFTER.match(sentence[mark.end:])
+    if after is None or canonical_relation(after["rel"]) not in _RELATIONS:
+        return None
+    return f"{speaker}'s {canonical_relation(after['rel'])}"
+
+
+def clause_owner(text: str, speaker: str) -> str | None:
+    """The speaker's relative (or the person named beside the relation) ``text`` starts with,
+    when no "I"/"my" follows in it (the tagger marked no subject: "dad finally got a smartphone")."""
+    start = _CLAUSE_OWNER.match(text)
+    if start is None:
+        return None
+    relation = canonical_relation(start["who"])
+    rest = text[start.end():]
+    if relation not in _RELATIONS or _SPEAKER_WORDS.intersection(re.findall(r"[\w']+", rest.lower())):
+        return None
+    follows = re.match(r"\s+([\w-]+)", rest)
+    follows = follows[1].lower() if follows else ""
+    if follows in _NOT_THE_PERSON or (start["who"].lower() == "best" and follows not in ("friend", "mate")):
+        return None  # "mother tongue", "mum of three here", "best coffee is a cortado"
+    if canonical_relation(follows) in _RELATIONS and follows not in ("friend", "mate") and start["whose"] != "'s":
+        relation = canonical_relation(follows)  # "my kid sister amara", "my big brother"
+        rest = rest[rest.lower().index(follows) + len(follows):]
+    named = _OWNER_NAME.match(rest)  # "my brother kofi's girlfriend", "my best friend Maja is dating"
+    if named and (named["mark"] or named["name"][0].isupper()):
+        return _subject_name(named["name"], speaker)
+    return f"{speaker}'s {relation}"
+
+
+_NOT_THE_PERSON = frozenset("tongue language land country nature figure of to".split())
+_OWNER_NAME = re.compile(r"(?:\s+(?:friend|mate))?\s+(?P<name>[^\W\d_][\w-]*)(?P<mark>'s\b)?")
+
+
+def _same_relation(relation: str, key: str) -> bool:
+    """The clause's person is the relation the name fills ("my girlfriend is Yuki")."""
+    if key == "partner":
+        return relation in PARTNER_WORDS
+    if key.startswith("child:"):
+        return relation in CHILD_WORDS
+    return key == f"family:{slug(relation, max_words=2)}" or key.endswith(f"_{slug(relation, max_words=2)}")
 
 
 _TITLE = re.compile(r"(?:dr|mr|mrs|ms|miss|prof)\.?", re.IGNORECASE)
@@ -256,7 +350,11 @@ def _with_surname(sentence: str, start: int, end: int) -> str:
 
 
 def _partner_title(sentence: str, qualifier: str | None) -> str | None:
-    """The word that says what the partner is ("wife", "girlfriend"), when it says a status."""
+    """The word that says what the partner is ("wife", "girlfriend"), when it says a status
+    (the status the sentence says happened wins: "got engaged to his girlfriend Yasmine")."""
+    happened = re.search(r"\b(?:got|get|getting|are|is|just) (engaged|married)\b", sentence, re.IGNORECASE)
+    if happened:
+        return happened[1].lower()
     if qualifier:
         return qualifier if relationship_status(qualifier) else None
     words = re.findall(r"\w+", sentence.lower())

@@ -191,7 +191,8 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\bmy late (?:wife|husband|spouse)\b|\bi lost my (?:wife|husband|spouse)\b|"
      r"\bmy (?:wife|husband|spouse) (?:passed away|died)\b", "widowed"),
     (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
-    (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b", "single"),
+    (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b|"
+     r"\b(?:i'm|i am|im) (?:not with \w+ any ?more|no longer with \w+)\b", "single"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:split(?: up)?|broke up|"
      r"broken up|called it off)\b", "single"),
     (r"\bmy (?:wife|wifey|husband|hubby|hubs|spouse)\b(?!-to-be)|(?<!ex-)(?<!ex )(?<!late )\b(?:wife|husband|hubby) (?:and|&) (?:i|me)\b",
@@ -220,7 +221,7 @@ OTHERS_STATUS = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, 
     (r"\b(?:got engaged|(?:is|are) (?:now )?engaged|popped the question)\b", "engaged"),
     (r"\b(?:called it off|broke up|split up|single again|(?:is|are) single now|got dumped)\b", "single"),
     (r"\b(?:are|is) (?:divorcing|separating|getting divorced|separated)\b|\blive apart\b", "separated"),
-    (r"\b(?:got divorced|divorce (?:is|was) final|(?:is|are) divorced now)\b", "divorced"),
+    (r"\b(?:got divorced|divorce (?:is|was) final|(?:is|are) (?:now |officially |finally )?divorced)\b", "divorced"),
     (r"\blost (?:his|her|their) (?:wife|husband|spouse)\b|\bwidowed\b", "widowed"),
 ))
 

@@ -1,7 +1,8 @@
 """The hallucination filter: an extracted fact must be said in the message it cites.
 
 A value is grounded when every content word of it (stop words dropped, plural/verb
-endings folded) appears in the message text; a deleted value when one of its words does. A named subject other than the speaker
+endings folded) appears in the message text; a deleted value when one of its words does,
+or the extractor quotes the words that retire it unnamed ("new goal is"). A named subject other than the speaker
 must appear in the text too, by name or as the extractor quotes it ("mom" for Linda, when
 the profile says the user's mom is Linda). Offline extractions copy words from the text, so they pass
 by construction; a model that "infers" a fact the user never stated does not.
@@ -26,6 +27,13 @@ def _normalised_quote(fact: FactExtraction, said: set[str]) -> bool:
         normalise_value(fact.key, fact.quote) == fact.value
 
 
+def _quoted(fact: FactExtraction, message: Message) -> bool:
+    """The extractor quotes the words of the message that retire the value unnamed ("new goal
+    is", "moved on to")."""
+    quote = " ".join(fact.quote.split()).casefold()
+    return len(quote) > 3 and quote in " ".join(message.text.split()).casefold()
+
+
 def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
     """Why ``fact`` is not supported by ``message``'s words, or None when it is."""
     # a word the router read as meant ("my ssiter camila": sister) is said too
@@ -33,7 +41,7 @@ def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
     value_words = content_words(fact.value)
     if fact.action == "delete":
         # a retired value is named by a word of it ("wrist is healed" retires "broken wrist")
-        if value_words and not value_words & said:
+        if value_words and not value_words & said and not _quoted(fact, message):
             return f"deleted value {fact.value!r} is not named in the message"
         if not value_words and not _NEGATION.search(message.text):
             return "delete without any negation in the message"
