@@ -770,3 +770,30 @@ def test_a_job_said_to_be_different_is_no_job_title() -> None:
 
 def test_not_with_someone_anymore_is_single() -> None:
     assert ("add", "user", "relationship_status", "single") in _found("I'm not with Marco anymore.")
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("met someone!! three dates so far", "dating"),
+    ("its over with the guy from the gym. back on the apps", "single"),
+    ("Tom and I split up in the spring, and I've been seeing Priya for a few weeks", "dating"),
+])
+def test_the_speakers_status_from_everyday_news(text: str, status: str) -> None:
+    assert ("add", "user", "relationship_status", status) in _found(text)
+
+
+def test_someone_the_speaker_has_been_seeing_is_their_partner_not_a_hobby() -> None:
+    found = _found("Tom and I split up in the spring, and I've been seeing Priya for a few weeks")
+    assert ("add", "user", "partner", "Priya") in found
+    assert not any(key.startswith("hobby") for _, _, key, _ in found)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my girlfriend is called maeve and her birthday is june 30, dont let me forget",
+     ("add", "Maeve", "birthday", "June 30")),
+    ("my mum was born in 1960 on may 14, what do i get her for it", ("add", "user's mom", "birthday", "May 14")),
+])
+def test_a_birthday_said_of_the_relative_the_message_names_is_theirs(
+        text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _tagged(text)
+    assert fact in found
+    assert not any(subject == "user" and key == "birthday" for _, subject, key, _ in found)

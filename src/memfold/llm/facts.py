@@ -560,6 +560,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
      "location", 2.0),
     (r"\b(?:engaged|married) to (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "partner", 3.0),
+    # "I've been seeing Nora for a few months": a name (capitalised) the speaker is seeing
+    (r"\b(?:i've been|i have been|been) (?:seeing|dating) (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:(?P<v>[A-Z][\w'-]+))\b",
+     "partner", 3.0),
     (r"^(?P<v>[A-Z][\w'-]+)(?:'s| is) (?:now )?my (?:new )?(?:husband|wife|partner|boyfriend|girlfriend|"
      r"fianc[eé]e?)\b", "partner", 3.0),
     (r"\b(?:i(?:'m| am)|we(?:'re| are)|we got|i got|we just got|we finally got) (?:now |finally |"
@@ -682,7 +685,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"yoga|pilates|karate|judo|crossfit|parkour|pottery|boxing|taekwondo)\b(?! (?:to|for|with|at)\b)",
      "hobby", 2.5),
     (r"\bi(?:'ve| have) (?:gotten|got|been getting) (?:really |super |very )?into " + _V, "hobby", 2.5),
-    (r"\bi(?:'ve| have) been (?P<v>[\w-]+ing(?: [\w-]+)?) (?:since|for)\b", "hobby", 2.5),
+    (r"\bi(?:'ve| have) been (?!(?:seeing|dating|living|working|staying)\b)(?P<v>[\w-]+ing(?: [\w-]+)?) (?:since|for)\b", "hobby", 2.5),
     (r"^(?P<v>[\w-]+(?: [\w-]+)?) is my (?:thing|passion|hobby|obsession)\b", "hobby", 2.5),
     (r"\bi (?:studied|majored in|did (?:a|my) (?:degree|masters|master's|phd|bachelor's) in) " + _V,
      "education", 3.0),
@@ -1444,6 +1447,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
         if owner and _FRAGMENT.fullmatch(sentence):  # "dad finally got a smartphone!! samsung galaxy a15"
             found = [replace(f, subject=owner) if f.subject == speaker else f for f in found]
+        found = [_owned_by_clause(f, sentence, speaker) for f in found]
         found = [_pronoun_owned_relation(f, sentence, " ".join(sentences[:n]), people, stored or {}) for f in found]
         owner = clause_owner(sentence, speaker) or _only_person_named(sentence, people)
         for item in (i for i in found if _plausible(i) and not _names_someone_else(i, sentence)):
@@ -1456,6 +1460,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _moved_to_team(best, message.text, speaker)
     best = _relatives_relations(best, message.text, speaker)
     best = _relatives_age(best, message.text, speaker)
+    best = _their_birthday(best, message.text, speaker)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1756,6 +1761,38 @@ def _pronoun_owned_relation(item: Found, sentence: str, before: str, people: Kno
     holding = {who for who in named if (who, item.key) in stored}
     owner = holding or named
     return replace(item, subject=owner.pop()) if len(owner) == 1 else item
+
+
+_THEIR_BIRTHDAY = re.compile(r"\b(?:his|her) (?:bday|birthday|b-day|date of birth) is (?:on )?(?P<rest>[^.!?;]+)",
+                             re.IGNORECASE)
+
+
+def _their_birthday(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """"my boyfriend is called jonah and his birthday is may 9": the birthday of the person the
+    message named last before it."""
+    m = _THEIR_BIRTHDAY.search(standard_spelling(text))
+    date = _said_date(m["rest"]) if m else None
+    if m is None or date is None:
+        return best
+    spelled = standard_spelling(text).lower()
+    named = [(spelled.rfind(item.value.lower(), 0, m.start()), item.value) for (subject, key), item in best.items()
+             if subject == speaker and key.split(":", 1)[0] in RELATION_FAMILIES and item.value[:1].isalpha()]
+    named = [(at, name) for at, name in named if at >= 0]
+    if not named:
+        return best
+    owner = proper(max(named)[1])
+    return {**best, (owner, "birthday"): Found(owner, "birthday", date, 2.5)}
+
+
+def _owned_by_clause(item: Found, sentence: str, speaker: str) -> Found:
+    """A rule's reading of a clause about a relative is theirs ("my dad was born in 1962 on
+    august 8": the dad's birthday), with no "I"/"my" between the relative and the value."""
+    if item.subject != speaker or item.key.split(":", 1)[0] in RELATION_FAMILIES \
+            or _FIRST_PERSON_GATE.search(item.value):  # "my girlfriend is now my fiancée"
+        return item
+    at = sentence.lower().find(item.value.lower())
+    owner = clause_owner(sentence[:at], speaker) if at > 0 else None
+    return replace(item, subject=owner) if owner else item
 
 
 def _only_person_named(sentence: str, people: KnownPeople) -> str | None:

@@ -324,7 +324,9 @@ def clause_owner(text: str, speaker: str) -> str | None:
     return f"{speaker}'s {relation}"
 
 
-_NOT_THE_PERSON = frozenset("tongue language land country nature figure of to".split())
+# ("mother tongue"; "doctor said cut the gluten": what they said is about the speaker)
+_NOT_THE_PERSON = frozenset("tongue language land country nature figure of to said says told tells thinks "
+                            "thought reckons wants wanted asked asks suggested recommended".split())
 _OWNER_NAME = re.compile(r"(?:\s+(?:friend|mate))?\s+(?P<name>[^\W\d_][\w-]*)(?P<mark>'s\b)?")
 
 

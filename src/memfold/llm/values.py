@@ -192,7 +192,8 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      r"\bmy (?:wife|husband|spouse) (?:passed away|died)\b", "widowed"),
     (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
     (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b|"
-     r"\b(?:i'm|i am|im) (?:not with \w+ any ?more|no longer with \w+)\b", "single"),
+     r"\b(?:i'm|i am|im) (?:not with \w+ any ?more|no longer with \w+)\b|"
+     r"\b(?:it's|its|it is) over (?:with|between)\b|\bback on the (?:dating )?apps\b", "single"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:split(?: up)?|broke up|"
      r"broken up|called it off)\b", "single"),
     (r"\bmy (?:wife|wifey|husband|hubby|hubs|spouse)\b(?!-to-be)|(?<!ex-)(?<!ex )(?<!late )\b(?:wife|husband|hubby) (?:and|&) (?:i|me)\b",
@@ -200,13 +201,16 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
      r"|\bhusband and wife\b", "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
-     r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)", "engaged"),
+     r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
+     r"\b(?:she|he) said yes\b(?=.*(?:\U0001f48d|\bring\b))|(?:\U0001f48d.*)\b(?:she|he) said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
      r"(?:girlfriend|boyfriend|gf|bf)\b|\b(?:i'm|i am|i've been) (?:now )?(?:seeing|dating) "
      r"(?:someone|somebody|a (?:guy|girl|man|woman))\b|\b(?:not|no longer) single\b|"
+     r"\b(?:i've been|i have been) (?:seeing|dating) (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|"
      # the "I" dropped at the start of a message: "seeing someone, early days", "taken, happily in a relationship"
      r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
-     r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b", "dating"),
+     r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b|"
+     r"^\W*(?:(?:i|so i) )?(?:just |finally )?met someone\b", "dating"),
     (r"^\W*(?:we're|we are|were) (?:now |officially )?engaged\b", "engaged"),
 ))
 
