@@ -8,7 +8,9 @@ separate session before the router head was trained or any rule was tuned (commi
 set 2 (``--set heldout2``, ``assistant_*_heldout2.jsonl``) on 2026-12-02 07:16-07:24 UTC by
 another, from training/LABELLING.md alone, before the fact tagger existed (commit db2e8aa);
 set 3 (``--set heldout3``) on 2026-12-05 23:04-23:10 UTC by another, from LABELLING.md and the
-README's key vocabulary alone, before any change of stop 37.
+README's key vocabulary alone, before any change of stop 37; set 4 (``--set heldout4``: profile
+facts and updates only) on 2026-12-06 by two more, from LABELLING.md alone, while stop 39's
+first rule changes were being written and before any of them was measured on it.
 ``training/`` never reads them. What is measured, all through ``Memory``:
 
 * routing: ``Memory.route(message)`` on 430 labelled messages: macro-F1 over the 4 kinds;
@@ -64,6 +66,7 @@ SET: dict[str, Any] = {"name": "heldout"}
 def rows(name: str) -> list[dict[str, Any]]:
     if SET["name"].startswith("heldout"):
         paths = [DATA / f"assistant_{name}_{SET['name']}.jsonl"]
+        paths = [path for path in paths if path.exists()]  # set 4 has facts and updates only
     else:
         paths = [CORPUS / f"{file}.jsonl" for file in TRAIN_FILES[name]]
         if name in ("facts", "updates"):  # and the corpus's later additions
@@ -206,9 +209,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
-    parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "train"), default="heldout",
-                        help="heldout / heldout2 / heldout3: the sets never trained or tuned on (written "
-                             "2026-12-01, 2026-12-02, 2026-12-05); train: the corpus")
+    parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "heldout4", "train"), default="heldout",
+                        help="heldout / heldout2 / heldout3 / heldout4: the sets never trained or tuned on "
+                             "(written 2026-12-01, 2026-12-02, 2026-12-05, 2026-12-06; set 4 has facts and "
+                             "updates only); train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set")
@@ -217,7 +221,8 @@ def main(argv: list[str] | None = None) -> None:
     SET["name"] = args.set
     SET["limit"] = args.limit
     names = {"heldout": "assistant.json", "heldout2": "assistant_heldout2.json",
-             "heldout3": "assistant_heldout3.json", "train": "assistant_train.json"}
+             "heldout3": "assistant_heldout3.json", "heldout4": "assistant_heldout4.json",
+             "train": "assistant_train.json"}
     out = args.out or HERE / "results" / names[args.set]
     errors: list[str] = []
     parts = {"routing": run_routing, "intent": run_intent, "facts": run_facts, "updates": run_updates}
@@ -227,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             memory.embedder.embed(["warm up"])
             for name, part in parts.items():
-                if not args.only or name in args.only:
+                if (not args.only or name in args.only) and rows(name):
                     results[name] = part(memory, errors)
                     print(f"{name}: {results[name]}", flush=True)
         finally:

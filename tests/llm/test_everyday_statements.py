@@ -797,3 +797,90 @@ def test_a_birthday_said_of_the_relative_the_message_names_is_theirs(
     found = _tagged(text)
     assert fact in found
     assert not any(subject == "user" and key == "birthday" for _, subject, key, _ in found)
+
+
+@pytest.mark.parametrize(("text", "shared"), [
+    ("me n my wife are both teachers in Kraków", [("user", "location", "Kraków"), ("user's wife", "location", "Kraków")]),
+    ("my mums 70 and my dads 74, both in Kerala",
+     [("user's mom", "location", "Kerala"), ("user's dad", "location", "Kerala")]),
+    ("Dev and I are both vegetarian, but he eats eggs and I don't", [("user", "diet", "vegetarian"),
+                                                                     ("Dev", "diet", "vegetarian")]),
+    ("my dads name is gerhard and my moms name is ilse, they live in graz",
+     [("Gerhard", "location", "Graz"), ("Ilse", "location", "Graz")]),
+    ("my partner jess is gluten-free and we both love hiking, so suggest trails", [("user", "likes:hiking", "hiking"),
+                                                                ("Jess", "likes:hiking", "hiking")]),
+])
+def test_what_two_people_both_are_is_each_ones(text: str, shared: list[tuple[str, str, str]]) -> None:
+    found = {fact[1:] for fact in _tagged(text)}
+    assert set(shared) <= found
+
+
+@pytest.mark.parametrize(("text", "alone"), [
+    ("my cousin Bongani and I both work at Discovery, he's in actuarial and I'm in marketing",
+     ("Bongani", "team", "marketing")),
+    ("my brother and I are both from Lagos, i live in Leeds", ("user's brother", "location", "Leeds")),
+])
+def test_what_one_of_them_is_after_both_stays_theirs(text: str, alone: tuple[str, str, str]) -> None:
+    found = {fact[1:] for fact in _tagged(text)}
+    assert alone not in found
+    assert any(fact[0] == alone[0] for fact in found)  # the other person was read
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my son Ravis favourite dinosaur is the t rex", ("add", "Ravi", "favorite:dinosaur", "t rex")),
+    ("my wife Nadias boss is Henrik", ("add", "Nadia", "family:boss", "Henrik")),
+    ("learning javascript rn, goal is to get a dev job by next summer", ("add", "user", "goal:get_a_dev_job",
+                                                                        "get a dev job by next summer")),
+    ("hoping to get my cpa license by next year", ("add", "user", "goal:get_my_cpa_license", "get my cpa license")),
+    ("keto since january, down 8kg 💪", ("add", "user", "diet", "keto")),
+    ("plant based since 2020", ("add", "user", "diet", "vegan")),
+    ("got a golden retriever named biscuit 🐶", ("add", "user", "pet:dog", "Biscuit")),
+    ("i have a black lab called shadow and a tabby called pumpkin", ("add", "user", "pet:cat", "Pumpkin")),
+    ("back in wellington for good, auckland traffic broke me", ("add", "user", "location", "Wellington")),
+    ("new address is in sheffield since the weekend", ("add", "user", "location", "Sheffield")),
+    ("ethan is history lol. new guy is malik and hes so much nicer", ("add", "user", "partner", "Malik")),
+    ("my nan lives in blackpool", ("add", "user's grandma", "location", "Blackpool")),
+])
+def test_subject_dropped_and_casual_statements(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize("text", [
+    "my friend Chris birthday is may 3", "my son Marcus favourite is lego",
+])
+def test_a_name_of_its_own_ending_in_s_keeps_it(text: str) -> None:
+    assert not any(subject in ("Chri", "Marcu") for _, subject, _, _ in _found(text))
+
+
+@pytest.mark.parametrize("text", [
+    "trying to find a good recipe for dinner", "new guy is great",
+    "back in 2015 i lived in rome", "im back in london next week", "vegan only pls, what can i cook",
+])
+def test_a_task_a_past_or_a_trip_is_no_goal_partner_or_home(text: str) -> None:
+    assert not any(key in ("goal", "partner", "location", "diet") or key.startswith("goal:")
+                   for _, _, key, _ in _found(text))
+
+
+@pytest.mark.parametrize(("text", "home"), [
+    ("im a middle school principal in kingston, jamaica", "Kingston, Jamaica"),
+    ("4th grade teacher in columbus ohio here", "Columbus Ohio"),
+    ("i live in paris and love it", "Paris"),
+])
+def test_a_home_keeps_the_state_or_country_said_with_it(text: str, home: str) -> None:
+    homes = [value.replace(",", "") for _, subject, key, value in _tagged(text) if (subject, key) == ("user", "location")]
+    assert homes == [home.replace(",", "")]
+
+
+@pytest.mark.parametrize(("text", "subject", "home"), [
+    ("my son oren moved to tel aviv for his new job", "Oren", "Tel Aviv"),
+    ("i moved to buenos aires last year", "user", "Buenos Aires"),
+    ("i live in leeds now", "user", "Leeds"),
+    ("i live in paris with my wife", "user", "Paris"),
+])
+def test_a_two_word_place_said_lower_case_is_read_whole(text: str, subject: str, home: str) -> None:
+    homes = {value for _, who, key, value in _tagged(text) if (who, key) == (subject, "location")}
+    assert homes == {home}
+
+
+def test_making_it_official_is_dating() -> None:
+    assert ("add", "user", "relationship_status", "dating") in _found("we made it official last night 😳")

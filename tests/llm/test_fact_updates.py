@@ -484,6 +484,15 @@ def test_a_pets_name_beats_a_reading_that_is_only_its_kind() -> None:
     ({("user", "birthday"): "March 10"}, "sorry, the dentist appointment is actually March 3", None),
     ({("user", "birthday"): "March 10"}, "sorry, I meant we fly out on August 2", None),
     ({}, "typo: july 1 should have been july 7", None),
+    # said with the word, corrected: the rules read no birthday in "27 july not 22"
+    ({("user", "birthday"): "July 22"}, "fix my birthday pls, 27 july not 22", ("user", "July 27")),
+    ({("user's mom", "birthday"): "May 2"}, "wait no mums bday is the 12th of may not the 2nd",
+     ("user's mom", "May 12")),
+    ({("user's brother", "birthday"): "December 24"}, "nope brother is dec 23, the 24th is my cousin. my bad",
+     ("user's brother", "December 23")),
+    ({("Ingrid", "birthday"): "October 10 1985"},
+     "i mixed ingrids birthday up with her sisters. ingrid is 1 october 1985", ("Ingrid", "October 1 1985")),
+    ({("user", "birthday"): "July 22"}, "my birthday party is on july 27", None),
 ])
 def test_a_stored_birthday_corrected_without_the_word(stored: dict[tuple[str, str], str], text: str,
                                                        expected: tuple[str, str] | None) -> None:
@@ -746,3 +755,62 @@ def test_a_relation_said_as_his_or_hers_belongs_to_the_person_named(text: str, o
     message = _message(text)
     facts, _strength = extract_facts(message, tagger=packaged_tagger(), stored=stored)
     assert any(f.subject == owner and f.key.startswith("family:") for f in facts), facts
+
+
+@pytest.mark.parametrize(("stored", "text", "added", "retired"), [
+    ({("Noor", "hobby:yoga"): "yoga"}, "scratch the yoga mat, noor switched to pilates, says its harder",
+     ("Noor", "hobby:pilates", "pilates"), ("Noor", "hobby:yoga")),
+    ({("user", "likes:k_pop"): "k-pop"}, "kpop phase is over, im deep into city pop now",
+     ("user", "likes:city_pop", "city pop"), ("user", "likes:k_pop")),
+    ({("user", "dislikes:flying"): "flying"}, "got over the flying thing, its trains i hate now",
+     ("user", "dislikes:trains", "trains"), ("user", "dislikes:flying")),
+    ({("user", "goal:quit_smoking"): "quit smoking"}, "3 months smoke free so thats done, next up im cutting down on sugar",
+     ("user", "goal:cut_down_on_sugar", "cut down on sugar"), ("user", "goal:quit_smoking")),
+    ({("user", "goal:write_a_novel"): "write a novel"}, "gave up on the novel, im just writing short stories now",
+     ("user", "goal:write_short_stories", "write short stories"), ("user", "goal:write_a_novel")),
+    ({("Chen", "likes:durian"): "durian"}, "chen says hes over durian lol, mangosteen is his thing now",
+     ("Chen", "likes:mangosteen", "mangosteen"), ("Chen", "likes:durian")),
+])
+def test_a_switch_from_a_stored_value_retires_it(stored: dict[tuple[str, str], str], text: str,
+                                                 added: tuple[str, str, str], retired: tuple[str, str]) -> None:
+    from memfold.llm.facts import value_switched
+
+    message = _message(text)
+    found = value_switched(message, sentences(text), stored)
+    assert [(f.action, f.subject, f.key, f.value) for f in found] == [("add", *added), ("delete", *retired,
+                                                                                       stored[retired])]
+    assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("stored", "text"), [
+    # a weak frame needs the stored value named: "im going to bed now" is no new hobby
+    ({("user", "hobby:knitting"): "knitting"}, "im going to bed now"),
+    ({("user", "hobby:knitting"): "knitting"}, "its raining now"),
+    # two stored values and neither named: which one changed?
+    ({("user", "hobby:knitting"): "knitting", ("user", "hobby:chess"): "chess"}, "switched to pottery"),
+    ({}, "switched to pottery"),
+])
+def test_no_switch_without_a_stored_value_it_leaves(stored: dict[tuple[str, str], str], text: str) -> None:
+    from memfold.llm.facts import value_switched
+
+    assert value_switched(_message(text), sentences(text), stored) == []
+
+
+def test_a_stored_favourite_switched_takes_the_stored_key_and_shape() -> None:
+    from memfold.llm.facts import value_switched
+
+    stored = {("Hamid", "favorite:team"): "Persepolis"}
+    text = "hamid switched to esteghlal after 40 years of persepolis, we are all in shock"
+    found = value_switched(_message(text), sentences(text), stored)
+    assert [(f.action, f.subject, f.key, f.value) for f in found] == [("add", "Hamid", "favorite:team", "Esteghlal")]
+
+
+@pytest.mark.parametrize(("stored", "text", "expected"), [
+    ({("Kai", "age"): "6"}, "kai just had his 7th birthday party, 14 kids in our tiny flat", ("Kai", "7")),
+])
+def test_an_age_said_by_the_birthday_just_had(stored: dict[tuple[str, str], str], text: str,
+                                              expected: tuple[str, str]) -> None:
+    from memfold.llm.facts import age_grown
+
+    found = age_grown(_message(text), sentences(text), stored)
+    assert [(f.subject, f.value) for f in found] == [expected]

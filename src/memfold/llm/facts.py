@@ -32,7 +32,7 @@ from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
 from memfold.llm.values import (
-    normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
+    REGIONS, normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
 )
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST
@@ -107,7 +107,7 @@ _PARTNERS = frozenset(
 _V = r"(?P<v>[^.,!?;:\n()]+)"
 _THING = r"(?P<v>(?!(?:i|it|that|this|the same)\b)[\w'&-]+(?: [\w'&-]+){0,3}?)"
 _HOME_PLACE = (r"(?!(?:the|a|an|my|our|remote|part|full|new|another|different|working|work|home|a?n other)\b)(?P<v>[\w'-]+(?: [\w'-]+)?)(?=\s+(?:went|was|is|are|has|and|but|so|tho|though|finally|"
-               r"last|this|yesterday|today)\b|\s*[,.!?;]|$)")
+               r"last|this|yesterday|today|since|now|as of)\b|\s*[,.!?;]|$)")
 # "what i dislike now is small talk": the verb's object is after "is" (the pseudo-cleft rules)
 _NOT_CLEFT = r"(?!(?:now |these days |most )?(?:is|are)\b)"
 # "seafood like genuinely can't stand it", "coriander with a passion": a hedge or an
@@ -539,8 +539,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"i'd (?:love|like) to become|i'm saving (?:up )?for|i'm working towards) " + _V,
      "goal", 2.5),
     # -- everyday phrasings (written from training/corpus/facts.jsonl) --
-    (r"(?:^\W*|\b(?:i|we|i've|we've|and i)\s+)(?:(?:just|finally|officially|recently)\s+)?got "
-     r"(?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
+    (r"(?:^\W*|\b(?:i|we|i've|we've|and i)\s+|\bme and (?:my )?[\w-]+(?: [\w-]+)?\s+)"
+     r"(?:(?:just|finally|officially|recently)\s+)?got (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
     (r"\b(?:we|i|my (?:wife|husband|partner) and i) (?:have )?(?P<v>separated|divorced)\b", "relationship_status", 3.0),
     (r"\bthe (?P<v>divorce) is final\b", _const("relationship_status"), 3.0),
     (r"\bi(?:'ve| have)? (?:just |finally |officially )?(?P<v>retired)\b", "job", 3.0),
@@ -555,10 +555,19 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)-based\b", "location", 2.5),
     # "the move to vancouver went ok", "the commute from the new place in geelong", "closed on
     # the house in Denver!!": the speaker's new home, said of the move or the dwelling
+    (r"(?:^\W*|\b(?:i'm|we're|i am|we are|moved|moving|am|are)\s+)back (?:home )?(?:in|to) (?P<v>[\w'-]+(?: [\w'-]+)?)"
+     r" (?:for good|permanently|to stay)\b", "location", 2.5),
+    (r"(?:^\W*|\b(?:my|our|the)\s+)new address is (?:in |now )?" + _HOME_PLACE, "location", 2.0),
     (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
     (r"\b(?:the|our|my) new (?:place|flat|apartment|house|home|digs|condo) in " + _HOME_PLACE, "location", 2.0),
     (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
      "location", 2.0),
+    # "ethan is history lol. new guy is malik and hes so much nicer": the name alone after it
+    (r"(?:^\W*|[,.;!]\s*|\b(?:and|but|so)\s+)(?:the |my )?new (?:guy|girl|man|woman|boyfriend|girlfriend|bf|gf|"
+     r"partner|fella|lady|boo)(?:'s| is)(?: called| named)? (?!(?:so|really|very|great|nice|amazing|lovely|awful|"
+     r"the|a|an|cute|sweet|kind|funny|older|younger|much|way|super|pretty|quite|not|from|at|in|like|just|also|"
+     r"actually|honestly)\b)(?P<v>[^\W\d_][\w'-]+)(?=\s*(?:$|[,.!?;]|\s(?:and|now|lol|btw|haha|hes|he's|shes|"
+     r"she's|who)\b))", "partner", 3.0),
     (r"\b(?:engaged|married) to (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "partner", 3.0),
     # "I've been seeing Nora for a few months": a name (capitalised) the speaker is seeing
     (r"\b(?:i've been|i have been|been) (?:seeing|dating) (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:(?P<v>[A-Z][\w'-]+))\b",
@@ -586,6 +595,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:,? (?-i:[A-Z])[\w'-]+){0,2})", "location", 2.0),  # "bergen, apparently": no capital, no place
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
     (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
+    # the subject dropped: "keto since january, down 8kg", "plant based for 3 years"
+    (r"^\W*(?:(?:strictly|fully|mostly|been) )?(?P<v>" + _DIETS + r") (?:since|for (?:the (?:last|past) )?"
+     r"(?:\d+|a|an|two|three|four|five|six|ten|many|several) |all the way\b)", "diet", 2.5),
     (r"\bi(?: am|'m| started| can| will)? (?:back to |going back to )?(?P<v>(?:eat|eating) (?:pretty much |basically |just about )?"
      r"(?:meat|chicken|beef|pork|everything|anything)(?: \w+)?)(?: again)?\b", "diet", 2.5),
     # "I'm in year 12", "she's in 5th grade" (a relative's statement is read as "I'm ...")
@@ -627,6 +639,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:an? )?(?P<v>type [12] diabetic)\b", "health", 3.0),
     # a school is named with capitals ("I went to Leeds Uni"; the rules match case-blind, so
     # the capitals are asked for case-sensitively): "I go to the gym every day" is no school
+    (r"(?:^\W*|\bi\s+)(?:just |finally )?graduated from (?P<v>(?!(?:the|a|an|my|high school|college|uni|university)\b)"
+     r"[\w&'-]+(?: [\w&'-]+){0,4}?)(?= in \d{4}\b| last\b| this\b| back in\b|\s*[,.!;]|$| and\b| with\b)",
+     "education", 2.5),
     (r"\bi (?:went to|graduated from|go to|attend) (?P<v>(?:the )?(?-i:[A-Z])[\w&'-]*(?: (?-i:[A-Z])[\w&'-]*){0,4})",
      "education", 2.5),
     (r"\bi work (?:[\w-]+ ){1,3}as (?:an? )?" + _V, "job", 2.5),
@@ -649,7 +664,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bgrew up in " + _V, "hometown", 2.5),
     (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
      "diet", 3.0),
-    (r"\bi (?:have to |need to )?eat (?P<v>" + _DIETS + r")\b", "diet", 3.0),
+    (r"\bi (?:have to |need to |only |just |strictly |mostly )*eat (?:only )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\b(?P<v>[A-Z][a-z]+) is my (?:native|first|mother) (?:language|tongue)\b", "language", 3.0),
     (r"\bi (?:mostly |mainly )?speak (?P<v>(?!(?:fluent|fluently|some|basic|a|little|conversational)\b)[A-Z][a-z]+)\b",
      _speak_key, 2.5),
@@ -668,6 +683,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:really |pretty |very )?good (?:with|at) " + _V, "skill", 2.5),
     (r"\bmy (?:main |big |biggest )?goal(?: this year| for (?:this|next) year)? is to " + _V, "goal", 3.0),
     (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
+    # the subject dropped: "learning js rn, goal is to get a dev job", "goal for this year: finally
+    # get my license", "hoping to get my cpa license by next year"
+    (r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:main |big |biggest |ultimate )?(?:goal|aim|dream)"
+     r"(?: (?:for|this|next) [\w ]{0,15}?)?(?: is|:)\s+(?:to |just |finally )*" + _V, "goal", 2.0),
+    (r"(?:^\W*|[,;]\s*)(?:really |also |now )?(?:hoping|aiming) to (?:finally )?" + _V, "goal", 2.0),
     (r"\bi (?:want|hope|plan|intend|aim|would love|'d love|'d like|would like) to " + _V, "goal", 2.0),
     (r"\bi(?:'m| am) (?:training|saving|working) (?:up )?(?:for|towards) (?:an? |the |my )?" + _V, "goal", 2.5),
     (r"^(?:i'?m )?not (?:a )?(?:big |huge )?fan of " + _V, "dislikes", 2.5),
@@ -1084,6 +1104,23 @@ def _singular(noun: str) -> str:
     return last[:-1] if last.endswith("s") and not last.endswith(("ss", "fish")) else last
 
 
+# "got a golden retriever named biscuit", "i have a black lab called shadow and a tabby called
+# pumpkin": an owned pet named lower case after "named"/"called" (any breed: "called" says it is one)
+_ANY_SPECIES = r"(?P<species>" + _PETS + "|" + _BREEDS + "|" + "|".join(sorted(_AMBIGUOUS_BREEDS)) + ")"
+_OWNED_LEAD = re.compile(r"^\W*(?:(?:and|also|plus) )?(?:(?:i|we)(?: just| finally| recently| also)? (?:have|'ve got|"
+                         r"have got|own|adopted|got|rescued)|(?:just |finally |also )?(?:got|adopted|rescued)|an?|one)\b",
+                         re.IGNORECASE)
+_OWNED_NAMED = re.compile(r"\b(?:an?|one) (?:[\w-]+ ){0,2}?" + _ANY_SPECIES + r" (?:named|called) (?P<name>(?!(?:the|a|an|"
+                          r"after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,})\b", re.IGNORECASE)
+
+
+def _owned_named_pets(sentence: str, speaker: str) -> list[Found]:
+    if not _OWNED_LEAD.match(sentence):
+        return []
+    return [Found(speaker, f"pet:{_singular(m['species'])}", proper(m["name"]), 2.5)
+            for m in _OWNED_NAMED.finditer(sentence) if m["name"].lower() not in _NOT_LOWER_NAMES]
+
+
 def _pet_facts(sentence: str, speaker: str) -> list[Found]:
     """Named pets: (speaker, pet:dog, Biscuit), plus what the sentence says about the pet
     ((Biscuit, description, two-year-old beagle)); the pet's name becomes a subject."""
@@ -1103,7 +1140,7 @@ def _pet_facts(sentence: str, speaker: str) -> list[Found]:
             found += [Found(name, "age", age["age"], 2.5)] if age else []
             found += [Found(name, "description", desc, 2.5)] if not age or age["age"] != desc else []
         return found
-    return _lowercase_pet(sentence, speaker)
+    return _owned_named_pets(sentence, speaker) or _lowercase_pet(sentence, speaker)
 
 
 _PET_AGE = re.compile(r"^(?P<age>\d{1,2})(?:$|[- ](?:years?|yrs?|yo)\b)", re.IGNORECASE)
@@ -1323,7 +1360,9 @@ _FRAGMENT_WORDS = 12
 # or speaks of their move or new home ("the move to vancouver went ok, boxes everywhere")
 _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*[:=]|"
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
-                        r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b", re.IGNORECASE)
+                        r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
+                        r"(?:^\W*|[,;]\s*)(?:main |big |biggest )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
+                        r"(?: is|:)\s", re.IGNORECASE)
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
@@ -1461,6 +1500,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _relatives_relations(best, message.text, speaker)
     best = _relatives_age(best, message.text, speaker)
     best = _their_birthday(best, message.text, speaker)
+    best = _shared_by_both(best, message.text, speaker)
+    best = _with_region(_whole_place(best, message.text), message.text)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1499,7 +1540,7 @@ _SHARED_HOME = re.compile(
     r"\b(?:(?:lives?|living|stays?|staying|moved in|moving in) with (?:us|me)|moved in together|live together|"
     r"(?:we|we've|we have|we're|we are)(?: been| both| all| now| just| finally)* (?:live|living|lived|moved|"
     r"relocated|settled|based)|and i (?:both |all )?(?:live|moved|relocated)|me and my\b.{0,40}\b(?:live|moved|"
-    r"relocated)|i live (?:with my|in [^.,!?;]{1,40} w(?:ith|/)? my))\b", re.IGNORECASE)
+    r"relocated)|(?:\bi(?:'m| am)? |^\W*|[,;]\s*)(?:live|living) (?:with my|in [^.,!?;]{1,40} w(?:ith|/)? my))\b", re.IGNORECASE)
 
 
 _TEAMS_SAID = re.compile(r"\bteams?\b", re.IGNORECASE)
@@ -1598,6 +1639,115 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str,
         for subject in (speaker, other):
             best.setdefault((subject, "location"), replace(home, subject=subject))
     return best
+
+
+_REGION_AFTER = re.compile(r"\s*,?\s+(?P<region>(?:[^\W\d_]+ ){0,2}[^\W\d_]+)\b")
+
+
+def _with_region(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    """A home or hometown keeps the state or country said right after it ("columbus ohio",
+    "kingston, jamaica"): the town alone is ambiguous."""
+    for slot, item in best.items():
+        if slot[1] not in ("location", "hometown") or "," in item.value:
+            continue
+        for said in re.finditer(rf"\b{re.escape(item.value)}\b", text, re.IGNORECASE):
+            region = _REGION_AFTER.match(text, said.end())
+            words = region["region"].split() if region else []
+            # the longest run of its first words that is a region ("new york state" -> "new york")
+            named = next((" ".join(words[:n]) for n in range(len(words), 0, -1)
+                          if " ".join(words[:n]).lower() in REGIONS), None)
+            if named and named.lower() != item.value.lower():
+                region_name = named.upper() if named.lower() in ("uk", "usa") else proper(named)
+                town = proper(item.value) if item.value.islower() else item.value
+                best[slot] = replace(item, value=f"{town}, {region_name}")
+                break
+    return best
+
+
+# a one-word place the tagger cut from a lower-case two-word name ("moved to tel aviv for his
+# new job": "tel"); the word after it ends the place when it is one of these
+_PLACE_ENDS = frozenset("""for with and but so since because last this next now lol haha to in at on my our the is was
+yet already again too tho though which where when as after before until till from permanently for good yesterday
+today tomorrow tonight recently finally ages years months weeks a an it its it's i i'm im we he she they hes shes
+btw rn ngl tbh lmao omg back forever area side feels looks seems sucks rocks goes has does will would
+can could should must might may are were be been""".split())
+_PLACE_AFTER = re.compile(r"\s+(?P<word>[^\W\d_][\w'-]*)")
+
+
+def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    """A home read as the first of two lower-case words after "to", "in" or "from" is both
+    words ("tel aviv", "buenos aires"), and the second word read as another fact is dropped."""
+    for slot, item in list(best.items()):
+        if slot[1] not in ("location", "hometown") or " " in item.value or "," in item.value:
+            continue
+        said = re.search(rf"\b(?:to|in|from|near) ({re.escape(item.value.lower())})\b", text)  # lower case only
+        after = _PLACE_AFTER.match(text, said.end(1)) if said else None
+        word = after["word"] if after else ""
+        if not word or word.lower() in _PLACE_ENDS | _PAST_WORDS or word.endswith(("ly", "ing", "ed")) \
+                or not word.islower():
+            continue
+        best[slot] = replace(item, value=proper(f"{item.value} {word}"))
+        for other, found in list(best.items()):
+            if other[0] == slot[0] and other != slot and found.value.lower() == word:
+                del best[other]
+    return best
+
+
+# "me n my wife are both teachers in Kraków", "my mums 70 and my dads 74, both in Kerala",
+# "dev and I are both vegetarian", "my dads name is gerhard and my moms is ilse, they live in graz"
+_BOTH = re.compile(r"(?:\b(?:are|were|'re|re|and (?:i|me)|we)\s+both\b|,\s*both\b(?! of\b)|\bboth (?=(?:do|love|"
+                   r"like|hate|live|work|play|speak|study|eat|go|have|are|were|from)\b)"
+                   r"|\bthey (?:both |all )?(?:live|lived|living|are|were|work|love|hate)\b)", re.IGNORECASE)
+_CONJUNCTS = re.compile(r"\s*(?:,|\band\b|\bn\b|&)\s*", re.IGNORECASE)
+# a clause of one person after what both share ("but he eats eggs and I don't", "he's a chef")
+_ONE_OF_THEM = re.compile(r"\b(?:he|she|i|i'm|im|he's|hes|she's|shes|his|her|mine)\b", re.IGNORECASE)
+_NOT_SHARED = ("family", "child", "partner", "name", "age", "birthday", "relationship_status")
+
+
+def _shared_by_both(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """What a sentence says two people both are or do is each one's: the tagger gives the
+    value to the person nearest it only."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", standard_spelling(text)):
+        match = _BOTH.search(sentence)
+        people = _sharers(sentence[:match.start()], speaker, best, match[0]) if match else set()
+        if len(people) < 2:
+            continue
+        shared = sentence[match.start():]
+        one = _ONE_OF_THEM.search(shared, len(match[0]))
+        shared = shared[:one.start()] if one else shared
+        for (subject, key), item in list(best.items()):
+            if subject in people and key.partition(":")[0] not in _NOT_SHARED \
+                    and item.value.lower() in shared.lower():
+                for other in people - {subject}:
+                    best.setdefault((other, key), replace(item, subject=other, subject_quote=""))
+    return best
+
+
+def _sharers(before: str, speaker: str, best: dict[tuple[str, str], Found], said: str) -> set[str]:
+    """The people a "both" sentence names before it: the speaker ("me", "I", "we") and each
+    conjunct a relative or a capitalised name opens."""
+    people = {speaker} if said.lower().startswith(("we", "and")) else set()
+    relatives = {proper(item.value) for (subject, key), item in best.items()
+                 if subject == speaker and key.partition(":")[0] in ("family", "child", "partner")}
+    for piece in filter(None, _CONJUNCTS.split(re.sub(r"\s*\([^)]*\)", "", before).strip())):
+        last = piece.split()[-1]
+        if proper(last) in relatives:  # "my kids are Zara (9) and Omar (6)"
+            people.add(proper(last))
+        elif re.fullmatch(r"(?:me|i|myself)\b.*", piece, re.IGNORECASE) and len(piece.split()) <= 2:
+            people.add(speaker)
+        elif (owner := clause_owner(piece, speaker)) is not None:
+            people.add(_named_relative(owner, speaker, best))
+        elif re.fullmatch(r"[A-Z][\w-]+", piece):  # "Dev and I"
+            people.add(piece)
+    return people
+
+
+def _named_relative(owner: str, speaker: str, best: dict[tuple[str, str], Found]) -> str:
+    """"user's dad" is Gerhard when the message names him so."""
+    relation = owner.rpartition("'s ")[2] if owner.startswith(f"{speaker}'s ") else ""
+    key = "partner" if relation in PARTNER_WORDS else f"family:{slug(relation, max_words=2)}"
+    named = best.get((speaker, key)) if relation else None
+    return proper(named.value) if named is not None else owner
 
 
 _OUR_TWINS = re.compile(r"\b(?:my|our) (?:\w+ )?twins\b", re.IGNORECASE)
@@ -2045,6 +2195,16 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"(?=(?:(?:big|main|new|old|best|fav|favou?rite|little|first|only) )?(?:name|birthday|age|job|hobby|hobbies|"
      r"favou?rite|fav|boss|best friend|friend|dog|cat|pet|guinea pig|rabbit|hamster|car|phone|team|company|"
      r"wife|husband|partner|girlfriend|boyfriend|school|teacher|doctor)\b)", r"\1's "),
+    # "my son Ravis favourite dinosaur", "my wife Nadias boss": a named relative's thing, said
+    # unapostrophed (a name of its own ending in "us", "ss" or "ris" is left: "my son Marcus", "Chris")
+    (r"\b((?:my|our) (?:(?:little|big|best|older|younger|baby) )?(?:wife|husband|partner|mom|mum|dad|sister|brother|"
+     r"son|daughter|kid|boss|friend|mate|girlfriend|boyfriend|fianc[eé]e?|grandma|grandpa|gran|nan|aunt|auntie|"
+     r"uncle|cousin|niece|nephew|colleague|coworker|roommate|flatmate|neighbou?r|stepdad|stepmom|stepmum|"
+     r"stepson|stepdaughter|twin) )(?!(?:kid|friend|teacher|dog|cat|parent|coach|doctor|mate|colleague|class|"
+     r"team|boss|school|uni)s\b)([^\W\d_]{2,}(?<![usUS])(?<![rtlwcxnRTLWCXN][iI]))s (?=(?:(?:big|main|new|old|best|fav|favou?rite|little|"
+     r"first|only|native|current) )?(?:name|birthday|bday|age|job|hobby|hobbies|favou?rite|fav|boss|best friend|"
+     r"friend|mate|dog|cat|pet|car|phone|team|company|first language|language|mother tongue|wife|husband|"
+     r"partner|girlfriend|boyfriend|school|teacher|allergy|diet|goal|dream)\b)", r"\1\2's "),
     # "my dads a taxi driver", "my sisters an engineer": "my dad is a ..."
     (r"\b(my (?:wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|friend|girlfriend|"
      r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never)\b)",
@@ -2182,8 +2342,8 @@ _SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|
 # "if I ever went vegan", "I almost took the job", "back in college": not the case now
 _NOT_THE_CASE = re.compile(
     r"\b(?:if (?:i|we)|(?:i|we) (?:almost|nearly|might|may)|"
-    r"thinking (?:about|of)|considering|wondering (?:if|whether)|in case|imagine|pretend|"
-    r"back (?:in|when)|when i was)\b", re.IGNORECASE)
+    r"thinking (?:about|of)|considering|wondering (?:if|whether)|^\W*(?:just )?in case|imagine|pretend|"
+    r"back when|back in(?! [\w'-]+(?: [\w'-]+)? (?:for good|permanently|to stay)\b)|when i was)\b", re.IGNORECASE)
 
 
 def states_own_state(text: str) -> bool:
@@ -2442,7 +2602,7 @@ def diet_given_up(message: Message, content: list[str],
 # "typo alert: july 1 should have been july 7", "its the 20th of april, i dropped a zero": a
 # stored birthday corrected without the word "birthday" (the rules read it with the word)
 _DATE_CORRECTION = re.compile(
-    r"\b(?:correction|typo|wrong|mistake|meant|actually|should (?:have been|be)|mixed (?:it |them )?up|"
+    r"\b(?:correction|typo|wrong|mistake|meant|actually|should (?:have been|be)|mixed\b.{0,40}?\bup|fix|nope|wait,? no|"
     r"swapped|dropped|wrote|typed|misspoke|sorry|oops|my bad|turns out|from now on)\b", re.IGNORECASE)
 _BIRTH_PAPERS = re.compile(r"\b(?:birth certificate|passport|born|leap year baby)\b", re.IGNORECASE)
 # a corrected date of something scheduled is that thing's, not a birthday
@@ -2458,8 +2618,10 @@ def birthday_corrected(message: Message, content: list[str],
     july 7") or comes with the papers ("my birth certificate says november 30"). Whose: the
     stored person the message names, else the speaker."""
     text = standard_spelling(message.text)
-    if message.role != "user" or _BIRTHDAY_WORD.search(text) or _SCHEDULED.search(text) \
-            or not (_DATE_CORRECTION.search(text) or _BIRTH_PAPERS.search(text)):
+    # with the word "birthday" only a correction ("fix my birthday pls, 27 july not 22"): the
+    # rules read a birthday said plainly, and a rule's reading wins (``_unread_keyed_changes``)
+    if message.role != "user" or _SCHEDULED.search(text) or not (
+            _DATE_CORRECTION.search(text) or (_BIRTH_PAPERS.search(text) and not _BIRTHDAY_WORD.search(text))):
         return []
     subject = _birthday_subject(text, speaker_subject(message), current)
     if subject is None:
@@ -2482,7 +2644,7 @@ _AGE_REACHED = re.compile(
     r"|\b(?P<who3>[a-z]+)(?:'s| is|s)\s+(?:now\s+)?" + _AGE_SAID.replace("age", "age3")
     + r"(?:\s+years? old)?\s+now\b"
     r"|(?:^|[,.!]\s*|\bso\s+)" + _AGE_SAID.replace("age", "age4") + r"\s+now\b"
-    r"|\bcelebrated\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+birthday"
+    r"|\b(?:celebrated|had|celebrating|having)\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+birthday"
     r"|(?:\b(?P<who6>[a-z]+)\s+(?:just\s+)?(?:hit|reached|turned)\s+)?\bthe\s+big\s+"
     r"(?P<age6>(?:three|four|five|six|seven|eight|nine)[- ]?oh)\b)",
     re.IGNORECASE)
@@ -2662,6 +2824,100 @@ def _stored_favourite(sentence: str, subject: str, value: str,
     return keys[0][0] if len(keys) == 1 and not named and _folded(keys[0][1]) != _folded(value) else None
 
 
+# A per-value family's stored value said to be left for a new one ("noor switched to pilates",
+# "kpop phase is over, im deep into city pop now", "its trains i hate now", "next up im cutting
+# down on sugar"): the new value takes the stored one's family and retires it
+_SW_WORD = r"(?!(?:the|a|an|it|that|this|so|just|really|all|more|some|my|his|her)\b)[\w'&-]+"
+_SW_VALUE = rf"(?P<v>{_SW_WORD}(?: (?!(?:now|instead|these|lately|nowadays)\b)[\w'&-]+){{0,4}}?)"
+_SW_END = (r"(?=\s*(?:$|[,.!?;:)]|\s(?:now|instead|these days|lately|nowadays|lol|since|for|with|and|but|so|after|"
+           r"because|tho|though|anyway|haha|rn|again|full time|every)\b))")
+# (a frame, and whether it says a switch by itself: the others need the stored value named)
+_SWITCH_FRAMES = tuple((re.compile(p, re.IGNORECASE), strong) for p, strong in (
+    (r"\b(?:it's|its) " + _SW_VALUE + r" (?:i|he|she|they) (?P<feel>hate|hates|can't stand|love|loves|adore|adores)\b",
+     False),
+    (r"\b(?:switched|switching|moved on|converted|gone over|went over) (?:over )?to " + _SW_VALUE + _SW_END, True),
+    (r"\b(?:it's|its|it is) (?:all )?(?:about )?" + _SW_VALUE + r" (?:now|these days|nowadays|lately)\b", False),
+    (r"(?:^|[,;.!]\s*|\b(?:and|but|so|now)\s+)" + _SW_VALUE + r" (?:is|are) (?:my|his|her|their) (?:new )?"
+     r"(?:thing|jam|obsession|go-to|life)\b", False),
+    (r"\b(?:doing|into|obsessed with|all about|focusing on|focused on|hooked on|loving) " + _SW_VALUE
+     + r" (?:now|instead|these days|lately|nowadays)\b", False),
+    (r"\b(?:into|doing|focusing on|focused on) " + _SW_VALUE + r" instead of\b", False),
+    (r"\b(?:i'm|i am|he's|she's|they're) (?:just |mostly |only )?(?P<v>[a-z]+ing(?: [\w'&-]+){0,3}?) "
+     r"(?:now|instead|these days|nowadays)\b", False),
+    (r"\bnext up(?: is|,|:)? (?:i'm |im )?(?:now )?" + _SW_VALUE + _SW_END, True),
+    (r"\b(?:next |new )?(?:aim|goal|target|mission|challenge)(?: now)? is (?:now )?(?:to |just )?" + _SW_VALUE + _SW_END,
+     True),
+    (r"\ball (?:i|he|she|they|we) (?:do|does|play|plays|talk about|talks about) is " + _SW_VALUE + _SW_END, True),
+))
+_SWITCHED_FAMILIES = ("hobby", "likes", "dislikes", "goal", "skill", "favorite")
+
+
+def value_switched(message: Message, content: list[str],
+                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A new value of a stored per-value family, said as a switch from the stored one (see
+    above): the stored value the message names (or the subject's only one), with its delete."""
+    speaker = speaker_subject(message)
+    if message.role != "user":
+        return []
+    for sentence in content or [message.text]:
+        sentence = standard_spelling(sentence)
+        for frame, strong in _SWITCH_FRAMES:
+            m = frame.search(sentence)
+            value = clean_value(m["v"], phrase=True) if m else ""
+            old = _switched_from(standard_spelling(message.text), value, speaker, current, strong) if value else None
+            if old is None:
+                continue
+            (subject, key), feel = old, (m.groupdict().get("feel") or "").lower()
+            family = "dislikes" if feel.startswith(("hate", "can't")) else "likes" if feel else key.split(":", 1)[0]
+            value = _base_form(value) if family == "goal" else value
+            if family == "favorite":  # a keyed thing: the new value takes the stored key, and its shape
+                value = proper(value) if current[old][:1].isupper() and value.islower() else value
+                found = _to_extraction(Found(subject, key, value, 3.0), message)
+                return [found.model_copy(update={"quote": m[0].strip(" ,;:")})]
+            added = _to_extraction(Found(subject, f"{family}:{slug(value)}", value, 3.0), message)
+            retired = FactExtraction(action="delete", subject=subject, key=key, value=current[old],
+                                     evidence_msg_id=message.msg_id, quote=m[0].strip(" ,;:"),
+                                     reason=f"replaced by {family}:{slug(value)} = {value!r}")
+            return [added.model_copy(update={"quote": m[0].strip(" ,;:")}), retired]
+    return []
+
+
+def _switched_from(text: str, value: str, speaker: str, current: dict[tuple[str, str], str],
+                   strong: bool) -> tuple[str, str] | None:
+    """The stored per-value fact a switch to ``value`` leaves: of the speaker's or a named
+    person's, the one the message names outside the new value, else (a ``strong`` frame
+    only: "switched to", "next up") their only one."""
+    words = set(_folded(text).split())
+    relations = {canonical_relation(word) for word in words}
+    outside = content_words(text) - content_words(value)
+    squashed = {re.sub(r"[^a-z0-9]", "", word) for word in re.findall(r"[\w'-]+", text.lower())}
+    stored = [(subject, key) for (subject, key) in current if key.split(":", 1)[0] in _SWITCHED_FAMILIES
+              and (subject == speaker or _folded(subject) in words
+                   or (subject.startswith(f"{speaker}'s ") and subject.rpartition("'s ")[2] in relations))
+              and _folded(current[(subject, key)]) != _folded(value)]
+    named = [slot for slot in stored if content_words(current[slot]) & outside
+             or re.sub(r"[^a-z0-9]", "", current[slot].lower()) in squashed]
+    others = [slot for slot in named if slot[0] != speaker] or named
+    if len(others) == 1:
+        return others[0]
+    return stored[0] if strong and not named and len(stored) == 1 else None
+
+
+def _base_form(phrase: str) -> str:
+    """"building muscle" -> "build muscle", "cutting down on sugar" -> "cut down on sugar": a
+    goal said by its activity, in the words "my goal is to ..." would use."""
+    first, _, rest = phrase.partition(" ")
+    low = first.lower()
+    if not low.endswith("ing") or len(low) < 5:
+        return phrase
+    stem = low[:-3]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsfz":
+        stem = stem[:-1]  # cutting, running, getting
+    elif re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", stem):
+        stem += "e"  # writing, making, saving, driving
+    return f"{stem} {rest}".strip()
+
+
 def _person_named(sentence: str, subjects: list[str], speaker: str) -> str | None:
     words = {_REL_ALIASES.get(word, RELATION_CANON.get(word, word)) for word in _folded(sentence).split()}
     named = [subject for subject in subjects
@@ -2673,8 +2929,10 @@ def _person_named(sentence: str, subjects: list[str], speaker: str) -> str | Non
 
 def _birthday_subject(text: str, speaker: str, current: dict[tuple[str, str], str]) -> str | None:
     words = set(_folded(text).split())
+    relations = {canonical_relation(word) for word in words}  # "nope brother is dec 23": "user's brother"
     subjects = [subject for (subject, key) in current if key == "birthday"
-                and (subject == speaker or _folded(subject) in words)]
+                and (subject == speaker or _folded(subject) in words
+                     or (subject.startswith(f"{speaker}'s ") and subject.rpartition("'s ")[2] in relations))]
     named = [subject for subject in subjects if subject != speaker] or subjects
     return named[0] if len(named) == 1 else None
 

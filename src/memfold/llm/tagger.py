@@ -282,7 +282,7 @@ def _said_as_mine(sentence: str, key: str) -> bool:
     """The relation the name fills is the speaker's, in words ("mom married reza so hes my
     stepdad now")."""
     words = PARTNER_WORDS if key == "partner" else CHILD_WORDS if key.startswith("child:") else \
-        {word for word, canon in RELATION_CANON.items() if slug(canon) == key[7:]} | {key[7:].replace("_", " ")}
+        _relation_words(key[7:].replace("_", " "))
     return any(re.search(rf"\b(?:my|our) {re.escape(word)}\b", sentence, re.IGNORECASE) for word in words)
 
 

@@ -201,6 +201,7 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
      r"|\bhusband and wife\b", "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
+     r"\b(?:we|i|me and (?:my )?[\w-]+(?: [\w-]+)?) (?:just |finally |officially )?got engaged\b|"
      r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
      r"\b(?:she|he) said yes\b(?=.*(?:\U0001f48d|\bring\b))|(?:\U0001f48d.*)\b(?:she|he) said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
@@ -210,7 +211,8 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      # the "I" dropped at the start of a message: "seeing someone, early days", "taken, happily in a relationship"
      r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
      r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b|"
-     r"^\W*(?:(?:i|so i) )?(?:just |finally )?met someone\b", "dating"),
+     r"^\W*(?:(?:i|so i) )?(?:just |finally )?met someone\b|"
+     r"\b(?:we|we've|we have) (?:just |finally )?made it (?:facebook |insta |instagram )?official\b", "dating"),
     (r"^\W*(?:we're|we are|were) (?:now |officially )?engaged\b", "engaged"),
 ))
 
@@ -364,6 +366,21 @@ britain:british|great britain:british|united states:american|the us:american|the
 usa:american|us:american|america:american|uruguay:uruguayan|venezuela:venezuelan|vietnam:vietnamese
 wales:welsh|yemen:yemeni|zambia:zambian|zimbabwe:zimbabwean"""
 DEMONYMS = dict(tuple(pair.split(":")) for pair in _DEMONYM_TABLE.replace("\n", "|").split("|") if pair)
+
+
+# where a town is ("columbus ohio", "kingston, jamaica"): a country, a US state, a Canadian
+# province, a UK nation or an Australian state
+REGIONS = frozenset(DEMONYMS) | frozenset("""
+alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho
+illinois indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota mississippi
+missouri montana nebraska nevada ohio oklahoma oregon pennsylvania tennessee texas utah vermont virginia
+washington wisconsin wyoming
+""".split()) | frozenset({
+    "new hampshire", "new jersey", "new mexico", "new york", "north carolina", "north dakota", "rhode island",
+    "south carolina", "south dakota", "west virginia", "ontario", "quebec", "alberta", "manitoba",
+    "saskatchewan", "british columbia", "nova scotia", "new brunswick", "newfoundland", "england", "scotland",
+    "wales", "northern ireland", "queensland", "victoria", "tasmania", "new south wales", "western australia",
+    "south australia", "uk", "usa"})
 
 
 def _pet_name(key: str, value: str) -> bool:
