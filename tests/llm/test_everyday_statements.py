@@ -884,3 +884,63 @@ def test_a_two_word_place_said_lower_case_is_read_whole(text: str, subject: str,
 
 def test_making_it_official_is_dating() -> None:
     assert ("add", "user", "relationship_status", "dating") in _found("we made it official last night 😳")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my fiancé hugo is great. oh and hes pescatarian", ("add", "Hugo", "diet", "pescatarian")),
+    ("my boss is a nightmare. her names gwen, shes head of sales", ("add", "user", "family:boss", "Gwen")),
+    ("my boss is a nightmare. her names gwen, shes head of sales", ("add", "Gwen", "job", "head of sales")),
+    ("im brazilian, living in lisbon with my sister carol", ("add", "Carol", "location", "Lisbon")),
+    ("i only eat halal, what can i order at a korean bbq place", ("add", "user", "diet", "halal")),
+    ("me and my girlfriend priyanka just got engaged!!! 💍", ("add", "user", "relationship_status", "engaged")),
+    ("graduated from sciences po in 2019 and now im a policy analyst", ("add", "user", "education", "Sciences Po")),
+    ("im tomasz btw, and my birthday is 11 november in case that ever matters lol",
+     ("add", "user", "birthday", "November 11")),
+])
+def test_pronouns_after_interjections_names_of_relatives_and_everyday_lines(
+        text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+def test_a_clause_opening_in_case_is_still_a_hypothetical() -> None:
+    assert not any(key == "location" for _, _, key, _ in _found("in case i move to berlin, what visa do i need"))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my mate kev is a plumber so ill just ask him", ("add", "user", "family:friend", "Kev")),
+    ("my father in law tomás is a retired army general", ("add", "user", "family:father_in_law", "Tomás")),
+    ("im not religious at all", ("add", "user", "religion", "not religious")),
+    ("my sister Ruth is an evangelical christian", ("add", "Ruth", "religion", "evangelical christian")),
+    ("im a high school senior", ("add", "user", "education", "high school senior")),
+])
+def test_relations_by_the_word_said_and_values_said_whole(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in {(a, s, k, v.lower() if k in ("religion", "education") else v) for a, s, k, v in _tagged(text)}
+
+
+def test_a_boyfriend_is_still_a_partner() -> None:
+    assert ("add", "user", "partner", "Kev") in _tagged("my boyfriend kev is a plumber")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("im korean american, born in LA, live in seattle now", ("add", "user", "hometown", "LA")),
+    ("forex trader, self employed, based in lagos", ("add", "user", "location", "Lagos")),
+    ("weirdly i went off sushi and now i cant get enough of korean bbq", ("add", "user", "likes:korean_bbq",
+                                                                          "korean bbq")),
+])
+def test_clauses_of_a_self_description_and_a_craving(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my dog luna has hip dysplasia, what exercises are safe for her?",
+     ("add", "Luna", "health:hip_dysplasia", "hip dysplasia")),
+    ("use grams not cups pls, im in the uk", ("add", "user", "location", "UK")),
+    ("bilingual household: im french, my husbands american", ("add", "user's husband", "nationality", "American")),
+])
+def test_a_pets_condition_a_country_lived_in_and_a_relatives_nationality(
+        text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+def test_the_speakers_own_allergy_beside_a_pet_stays_theirs() -> None:
+    assert ("add", "user", "allergy:nuts", "nuts") in _tagged("i have a dog named rex and im allergic to nuts")

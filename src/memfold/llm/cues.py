@@ -202,14 +202,18 @@ def is_content_sentence(sentence: str) -> bool:
     low = sentence.lower().strip()
     if SELF_INTRODUCTION.match(low):
         return True
-    if low.endswith("?") or _QUESTION_START.match(low) or _GREETING.match(low):
-        return False
     rest = _INTERJECTION.sub("", low)
+    if low.endswith("?") or _QUESTION_START.match(low) or (_GREETING.match(low) and not _STATED_AFTER.match(rest)):
+        return False
     if not rest or _GREETING.match(rest) or _QUESTION_START.match(rest):
         return False
     if _REACTION.match(rest) and len(rest.split()) <= 8:
         return _CLAUSE_AFTER_REACTION.search(rest) is not None or _APOLOGY_THEN_STATEMENT.match(rest) is not None
     return True
+
+
+# "oh and hes pescatarian", "yeah shes 12 now": a statement after an interjection, however short
+_STATED_AFTER = re.compile(r"^(?:i'm|im|i've|ive|he's|hes|she's|shes|they're|theyre|we're)\s+\w")
 
 
 # "sorry the cat is Nori, not Noodle", "Sorry, it's the 23rd": an apology before a statement
@@ -387,7 +391,9 @@ def _pronouns_resolved(statements: list[str]) -> list[str]:
         people = _people_named(statements[n - 1])
         # another name in that sentence ("my kid goes by Rowan now, not Rose") may be who is meant
         others = people and _another_name(statements[n - 1].replace(people[0], " "))
-        said = _said_of(people[0], statements[n]) if len(people) == 1 and not others else None
+        # ("oh and hes pescatarian": the interjection before the pronoun is no part of it)
+        said = _said_of(people[0], _INTERJECTION_CASED.sub("", statements[n])) if len(people) == 1 and not others \
+            else None
         out[n] = said or out[n]
     return out
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from memfold.llm.cues import SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
-from memfold.llm.keys import (PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
+from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
@@ -499,7 +499,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?P<v>not (?:very |really |particularly |that )?religious)\b", "religion", 3.0),
     (r"(?:" + _I_AM + r"|\bi(?:'d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
      r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
-     r"(?P<v>" + _RELIGION + r")\b", "religion", 3.0),
+     r"(?P<v>(?:" + _RELIGION + r")(?: (?:christian|muslim|jew|catholic|buddhist|hindu))?)\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
@@ -558,6 +558,15 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^\W*|\b(?:i'm|we're|i am|we are|moved|moving|am|are)\s+)back (?:home )?(?:in|to) (?P<v>[\w'-]+(?: [\w'-]+)?)"
      r" (?:for good|permanently|to stay)\b", "location", 2.5),
     (r"(?:^\W*|\b(?:my|our|the)\s+)new address is (?:in |now )?" + _HOME_PLACE, "location", 2.0),
+    # "use grams not cups pls, im in the uk": a country or state said as where the speaker is
+    (_I_AM + r"(?:based |living )?in (?:the )?(?P<v>" + "|".join(sorted((re.escape(r) for r in REGIONS), key=len,
+                                                                        reverse=True))
+     + r")(?=\s*(?:$|[,.!?;)]|\s(?:now|lol|btw|too|haha|so|and|but)\b))", "location", 2.5),
+    # a clause of a self-description list: "korean american, born in LA, live in seattle now",
+    # "forex trader, self employed, based in lagos"
+    (r"[,;]\s*(?:i was |was )?born (?:and raised )?in " + _HOME_PLACE, "hometown", 2.5),
+    (r"[,;]\s*(?:i'm |currently |now )?based (?:in|out of) " + _HOME_PLACE, "location", 2.5),
+    (r"[,;]\s*(?:i )?live in " + _HOME_PLACE, "location", 2.5),
     (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
     (r"\b(?:the|our|my) new (?:place|flat|apartment|house|home|digs|condo) in " + _HOME_PLACE, "location", 2.0),
     (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
@@ -641,7 +650,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     # the capitals are asked for case-sensitively): "I go to the gym every day" is no school
     (r"(?:^\W*|\bi\s+)(?:just |finally )?graduated from (?P<v>(?!(?:the|a|an|my|high school|college|uni|university)\b)"
      r"[\w&'-]+(?: [\w&'-]+){0,4}?)(?= in \d{4}\b| last\b| this\b| back in\b|\s*[,.!;]|$| and\b| with\b)",
-     "education", 2.5),
+     "education", 2.0),
     (r"\bi (?:went to|graduated from|go to|attend) (?P<v>(?:the )?(?-i:[A-Z])[\w&'-]*(?: (?-i:[A-Z])[\w&'-]*){0,4})",
      "education", 2.5),
     (r"\bi work (?:[\w-]+ ){1,3}as (?:an? )?" + _V, "job", 2.5),
@@ -695,6 +704,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w' -]+?) (?:are|is) (?:disgusting|gross|awful|the worst|revolting) to me\b", "dislikes", 2.5),
     (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |real |total |biggest )?(?:weakness|go-to|"
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
+    # "now i cant get enough of korean bbq"
+    (r"\b(?:i )?(?:can't|cannot) get enough of (?:the |these |those )?" + _V, "likes", 2.5),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     (r"(?:^|[,;] | [-\u2013\u2014] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
@@ -1502,6 +1513,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _their_birthday(best, message.text, speaker)
     best = _shared_by_both(best, message.text, speaker)
     best = _with_region(_whole_place(best, message.text), message.text)
+    best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1664,6 +1676,59 @@ def _with_region(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
     return best
 
 
+# "my dog luna has hip dysplasia", "our dog, a beagle called waffles, is 13 now": what the
+# clause after a pet's name says is the pet's (the tagger gives it to the speaker)
+_PET_OWNED_FAMILIES = ("health", "allergy", "age", "likes", "dislikes", "diet")
+_SPEAKER_BETWEEN = re.compile(r"\b(?:i|i'm|im|me|my|we|our|us|i've|ive)\b|[.!?;]", re.IGNORECASE)
+
+
+def _pets_own_clause(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    pets = [item.value for (subject, key), item in best.items() if subject == speaker and key.startswith("pet:")
+            and " and " not in item.value]
+    for name in pets:
+        said = re.search(rf"\b{re.escape(name)}\b,?\s+(?:has|is|was|'s|got|gets|had)\b", text, re.IGNORECASE)
+        if said is None:
+            continue
+        for (subject, key), item in list(best.items()):
+            at = text.lower().find(item.value.lower(), said.end()) if item.value else -1
+            if subject == speaker and key.partition(":")[0] in _PET_OWNED_FAMILIES and at >= 0 \
+                    and not _SPEAKER_BETWEEN.search(text[said.end():at]):
+                del best[(subject, key)]
+                best.setdefault((name, key), replace(item, subject=name))
+    return best
+
+
+# "my boss is a nightmare. her names gwen": the name of the one unnamed relative said before
+_THEIR_NAME = re.compile(r"\b(?:his|her|their) name(?:'s| is|s) (?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
+_MY_RELATION = re.compile(r"\bmy (?:(?:new|little|big|older|younger|baby|best) )?(?P<rel>[a-z][\w-]*)"
+                          r"(?! (?-i:[A-Z])| [a-z]+ (?:is|was) (?:called|named))", re.IGNORECASE)
+
+
+def _name_of_the_relation(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    spelled = standard_spelling(text)
+    m = _THEIR_NAME.search(spelled)
+    if m is None:
+        return best
+    relations = {canonical_relation(r["rel"].lower()) for r in _MY_RELATION.finditer(spelled[:m.start()])} & RELATION_WORDS
+    if len(relations) != 1:
+        return best
+    relation, name = relations.pop(), proper(m["name"])
+    key = "partner" if relation in PARTNER_WORDS else f"child:{slug(name)}" if relation in CHILD_WORDS \
+        else f"family:{slug(relation, max_words=2)}"
+    said = [slot for slot, item in best.items() if slot[0] == speaker and item.value == name
+            and slot[1].partition(":")[0] in ("child", "family", "partner")]
+    for slot in said:
+        item = best.pop(slot)
+        best[(speaker, key)] = replace(item, key=key)
+    best.setdefault((speaker, key), Found(speaker, key, name, 2.5))
+    unnamed = f"{speaker}'s {relation}"  # what the message said of "my boss" is Gwen's
+    for (subject, fact_key), item in list(best.items()):
+        if subject == unnamed:
+            del best[(subject, fact_key)]
+            best.setdefault((name, fact_key), replace(item, subject=name))
+    return best
+
+
 # a one-word place the tagger cut from a lower-case two-word name ("moved to tel aviv for his
 # new job": "tel"); the word after it ends the place when it is one of these
 _PLACE_ENDS = frozenset("""for with and but so since because last this next now lol haha to in at on my our the is was
@@ -1800,7 +1865,8 @@ def _field_key(label: str) -> str | None:
     return f"family:{words[0]}" if len(words) == 1 and re.fullmatch(_RELATIONS, words[0]) else None
 
 
-_STUDENT = re.compile(r"\b(?:student|major|undergrad|postgrad|fresher|freshman|sophomore)\b", re.IGNORECASE)
+_STUDENT = re.compile(r"\b(?:student|major|undergrad|postgrad|fresher|freshman|sophomore|"
+                      r"(?:high school|college|uni|university) (?:senior|junior))\b", re.IGNORECASE)
 
 
 def _students_study(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
@@ -2207,7 +2273,8 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"partner|girlfriend|boyfriend|school|teacher|allergy|diet|goal|dream)\b)", r"\1\2's "),
     # "my dads a taxi driver", "my sisters an engineer": "my dad is a ..."
     (r"\b(my (?:wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|friend|girlfriend|"
-     r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never)\b)",
+     r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never|"
+     + "|".join(sorted(DEMONYMS.values(), key=len, reverse=True)) + r")\b)",
      r"\1 is "),
 ))
 
@@ -2260,8 +2327,8 @@ def _only_the_thing(item: Found) -> bool:
 
 # a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
 # "I'm not vegetarian anymore, I eat fish now" is a negated clause and a positive one
-_CLAUSE_BREAK = re.compile(
-    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|\s+(?:and|but|so)(?:\s+now)?\s+)(?=(?:i|my|they|we)\b|(?:(?:just|then|now|finally)\s+)?"
+_CLAUSE_BREAK = re.compile(  # (not "me and my girlfriend ...": one subject of two people)
+    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|(?<!^me)(?<!^me and)\s+(?:and|but|so)(?:\s+now)?\s+)(?=(?:i|my|they|we)\b|(?:(?:just|then|now|finally)\s+)?"
     r"(?:took|got|moved|started|joined|switched|went|became|landed|signed|accepted)\b)", re.IGNORECASE)
 # "I now work as", "I'm still vegetarian", "I actually live in": the adverb says when or
 # how sure, not what; dropping it lets the rules (written for "I work as") read the verb
@@ -2279,7 +2346,11 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
     clauses = [clause for clause in _CLAUSE_BREAK.split(sentence) if clause.strip()]
     per_clause = [_clause_facts(clause, speaker) for clause in clauses]
     found = [item for items in per_clause for item in items]
-    if status := _status_statements(sentence, speaker):  # over a partner title's guess
+    status = _status_statements(sentence, speaker)
+    if status and any(item.subject == speaker and item.key == "relationship_status" and not item.negated
+                      and item.weight > status[0].weight for item in found):
+        status = []  # a status that happened ("me and my girlfriend just got engaged") over the title
+    if status:  # over a partner title's guess
         found = [item for item in found if not (item.subject == speaker and item.key == "relationship_status"
                                                 and item.weight < status[0].weight)] + status
     return [_skill_phrase(item, sentence) for item in found] + _replacements(clauses, per_clause, speaker)
@@ -2313,6 +2384,9 @@ def _clause_facts(clause: str, speaker: str) -> list[Found]:
         rules = _dislikes_said(clause, speaker, rules)
     if negated:
         rules = [_outside_the_negation(item, clause) for item in rules]
+        # a value that holds its own "not" ("i'm not religious at all"), read before the "not" goes
+        rules += [replace(item, weight=2.0) for item in _rule_facts(clause, speaker, False)
+                  if item.value.lower().startswith("not ")]
     if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
         rules = [item for item in rules if not item.key.startswith("pet:")]
     return pets + relations + rules
@@ -2989,6 +3063,7 @@ _REPLACED = re.compile(
     r"dropped|ditched|ran away|took up|taken up|picked up|is out|misdiagnos\w*|goodbye|let go|uninstalled|"
     r"gave (?:the|my|our) \w+(?: \w+)? to|these days|nowadays|lately|old news|no more|is over|history|"
     r"fell out|grown out of|grow out of|in remission|false alarm|correction|passed|achieved|forget|gone|never|"
+    r"went off|gone off|grew on me|got over|over it|"
     r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
 # ("too" ending a clause, not "too messy"; "two more", not "way more fun"; "both", not "both knees")
 _KEPT_TOO = re.compile(r"\b(?:still|also|as well|another|second)\b|\bboth\b(?!\s+(?:[a-z]+[^s\W]s|feet|teeth)\b)|\btoo\b(?!\s+\w)"

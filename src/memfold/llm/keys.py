@@ -64,6 +64,7 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "gran": "grandma", "grandfather": "grandpa", "grandad": "grandpa",
                   "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
+                  "mate": "friend", "buddy": "friend", "pal": "friend",
                   "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
                   "neighbour": "neighbor", "roomie": "roommate", "gp": "doctor", "physician": "doctor",
                   "co worker": "coworker", "workmate": "coworker", "work colleague": "colleague",
@@ -105,7 +106,8 @@ PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "dogg
              **dict.fromkeys((
                  "tabby", "siamese", "persian", "ragdoll", "maine coon", "coon", "bengal",
                  "sphynx", "shorthair", "calico", "tortie", "tortoiseshell", "moggy", "burmese",
-                 "abyssinian", "birman", "russian blue", "scottish fold"), "cat")}
+                 "abyssinian", "birman", "russian blue", "scottish fold"), "cat"),
+             **dict.fromkeys(("african grey", "cockatoo", "macaw", "lovebird", "conure", "parakeet"), "parrot")}
 
 # one word per kind of favourite ("favourite colour" and "fave color", "tv show" and "show",
 # "film" and "movie", "football team" and "team": the new favourite replaces the old one)

@@ -230,7 +230,11 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
             continue
         qualifier = _nearest(qualifiers, mark, sentence)
         if mark.tag in RELATION_FAMILIES:
-            key = _relation_key(mark.tag, value, _two_word_relation(qualifiers, mark, sentence) or qualifier)
+            said = _relation_said_before(sentence, mark) if qualifier is None else None
+            # the word said right before the name beats the family the network guessed ("my mate kev")
+            family = "family" if said and canonical_relation(said.lower()) not in PARTNER_WORDS | CHILD_WORDS \
+                else mark.tag
+            key = _relation_key(family, value, _two_word_relation(qualifiers, mark, sentence) or qualifier or said)
             subject = speaker if key is None else _relation_owner(mark, key, subjects, sentence, speaker)
             title = _partner_title(sentence, qualifier) if key == "partner" else None
             if title:  # "my girlfriend Yuki" also says the speaker is dating (as the rules read it)
@@ -250,7 +254,7 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
 _CLAUSE_OWNER = re.compile(
     r"^\W*(?:(?:btw|so|ok|okay|omg|oh|and|but|also|update|lol|well|guess what)\W+)*(?:my |our )?"
     r"(?:(?:little|big|older|younger|elder|eldest|oldest|youngest|baby|twin|half)[- ])?"
-    r"(?P<who>[^\W\d_][\w-]*?)(?P<whose>'s|s)?\b", re.IGNORECASE)
+    r"(?P<who>[^\W\d_][\w-]*?)(?P<whose>'s|s)?(?![\w-])", re.IGNORECASE)  # "father-in-law" whole
 _SPEAKER_WORDS = _FIRST_PERSON | {"my", "our", "mine", "ours", "i've", "ive", "i'd", "i'll"}
 
 
@@ -400,6 +404,12 @@ def _two_word_relation(qualifiers: Sequence[Mark], target: Mark, sentence: str) 
         if pair.lower() in TWO_WORD_RELATIONS:
             return pair
     return None
+
+
+def _relation_said_before(sentence: str, mark: Mark) -> str | None:
+    """The relation word right before a name the network marked with no qualifier ("my mate kev")."""
+    before = re.search(r"\bmy ([\w-]+)\s+$", sentence[:mark.start], re.IGNORECASE)
+    return before[1] if before and canonical_relation(before[1].lower()) in _RELATIONS else None
 
 
 def _relation_key(family: str, value: str, qualifier: str | None) -> str | None:

@@ -201,7 +201,6 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
      r"|\bhusband and wife\b", "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
-     r"\b(?:we|i|me and (?:my )?[\w-]+(?: [\w-]+)?) (?:just |finally |officially )?got engaged\b|"
      r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
      r"\b(?:she|he) said yes\b(?=.*(?:\U0001f48d|\bring\b))|(?:\U0001f48d.*)\b(?:she|he) said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
@@ -435,6 +434,8 @@ def normalise_value(key: str, raw: str) -> str:
         value = DEMONYMS.get(value.lower(), value)
     if family in ("location", "hometown"):  # "settled in Chittagong near my in-laws": Chittagong
         value = _PLACE_TAIL.sub("", _PLACE_LEAD.sub("", value)) or value
+        if value.lower() in ("uk", "usa", "uae"):  # "im in the uk": an initialism
+            return value.upper()
     if family in PLACE_KEYS:
         return proper(value)
     return value  # likes, hobbies, possessions: as typed ("Radiohead", "blue Brompton")
