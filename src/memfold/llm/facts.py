@@ -561,10 +561,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "use grams not cups pls, im in the uk": a country or state said as where the speaker is
     (_I_AM + r"(?:based |living )?in (?:the )?(?P<v>" + "|".join(sorted((re.escape(r) for r in REGIONS), key=len,
                                                                         reverse=True))
-     + r")(?=\s*(?:$|[,.!?;)]|\s(?:now|lol|btw|too|haha|so|and|but)\b))", "location", 2.5),
+     + r")(?=\s*(?:$|[,.!?;)]|\s(?:now|lol|btw|too|haha|so|and|but)\b))", "location", 1.9),
     # a clause of a self-description list: "korean american, born in LA, live in seattle now",
     # "forex trader, self employed, based in lagos"
-    (r"[,;]\s*(?:i was |was )?born (?:and raised )?in " + _HOME_PLACE, "hometown", 2.5),
+    (r"[,;]\s*(?:i was |was )?born (?:and raised )?in " + _HOME_PLACE, "hometown", 2.0),
     (r"[,;]\s*(?:i'm |currently |now )?based (?:in|out of) " + _HOME_PLACE, "location", 2.5),
     (r"[,;]\s*(?:i )?live in " + _HOME_PLACE, "location", 2.5),
     (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
@@ -705,7 +705,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |real |total |biggest )?(?:weakness|go-to|"
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
     # "now i cant get enough of korean bbq"
-    (r"\b(?:i )?(?:can't|cannot) get enough of (?:the |these |those )?" + _V, "likes", 2.5),
+    (r"\b(?:i )?(?:can't|cannot) get enough of (?:the |these |those )?" + _V, "likes", 2.0),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     (r"(?:^|[,;] | [-\u2013\u2014] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
