@@ -944,3 +944,48 @@ def test_a_pets_condition_a_country_lived_in_and_a_relatives_nationality(
 
 def test_the_speakers_own_allergy_beside_a_pet_stays_theirs() -> None:
     assert ("add", "user", "allergy:nuts", "nuts") in _tagged("i have a dog named rex and im allergic to nuts")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I drive buses in leeds", ("add", "user", "job", "bus driver")),
+    ("I drive for Uber full-time.", ("add", "user", "job", "driver")),
+    ("i own two cafes in town", ("add", "user", "job", "cafe owner")),
+])
+def test_a_job_said_by_what_one_does(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+def test_a_vehicle_driven_for_work_is_no_car_owned() -> None:
+    found = _tagged("i drive a taxi")
+    assert ("add", "user", "job", "taxi driver") in found
+    assert not [f for f in found if f[2].startswith("possession:")]
+    assert ("add", "user's sister", "possession:car", "bmw") in _tagged("my sister drives a bmw")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my uncle femi owns like 4 restaurants lol, hes the rich one", ("add", "Femi", "job", "restaurant owner")),
+    ("my best friend yuki teaches japanese at a high school in osaka", ("add", "Yuki", "job", "japanese teacher")),
+    ("my dad drives a taxi", ("add", "user's dad", "job", "taxi driver")),
+    ("my mum teaches at a primary school", ("add", "user's mom", "job", "teacher")),
+])
+def test_a_relatives_job_said_by_what_they_do(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+def test_driving_somewhere_or_teaching_someone_is_no_job() -> None:
+    for text in ("my dad drives a taxi to the airport when he travels", "my sister teaches me to knit"):
+        assert not [f for f in _tagged(text) if f[2] == "job"], text
+
+
+def test_a_pets_age_is_not_the_speakers() -> None:
+    assert not [f for f in _tagged("my dog is 3 and loves the beach") if f[2] == "age"]
+    assert ("add", "user", "age", "34") in _tagged("im 34 and my dog is 3")
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("hey, it's Mike here. quick question", "Mike"), ("hi its Priya again", "Priya"), ("hey its mike", "Mike"),
+    ("hey its windy here", None), ("hi its me again", None),
+])
+def test_a_greeting_that_gives_a_name(text: str, name: str | None) -> None:
+    names = [f[3] for f in _found(text) if f[2] == "name"]
+    assert names == ([name] if name else [])

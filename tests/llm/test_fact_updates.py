@@ -302,6 +302,8 @@ def test_a_casual_start_names_the_new_employer(text: str, employer: str | None) 
 @pytest.mark.parametrize(("stored", "text", "key", "new"), [
     ({("user", "name"): "Kaila"}, "its kayla not kaila btw", "name", "Kayla"),
     ({("user", "birthday"): "March 9"}, "Oops, not March 9, May 9. Wrong month.", "birthday", "May 9"),
+    # the stored spelling has the accent the correction leaves out
+    ({("user", "hometown"): "Gdańsk"}, "gdynia not gdansk, oops", "hometown", "Gdynia"),
 ])
 def test_a_correction_names_the_stored_value_it_replaces(stored: dict[tuple[str, str], str], text: str,
                                                           key: str, new: str) -> None:

@@ -190,7 +190,7 @@ SELF_INTRODUCTION = re.compile(
     r"^\W*(?:hi+|hey+|hello|hiya|heya|yo|hola|morning|evening)[,!.\s]+(?:i'm|im|i am|it's|its|this is)\s+"
     r"(?P<v>(?!(?:back|here|me|new|good|fine|ok|okay|just|so|not|sorry|bored|tired|home|done|the|a|an|"
     r"still|also|really|very|great|well|late|early|cold|hot|sunny|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday|christmas|my)\b)(?![\w'-]{3,}ing\b)[^\W\d_][\w'-]+)\W*$", re.IGNORECASE)
+    r"saturday|sunday|christmas|my)\b)(?![\w'-]{3,}ing\b)[^\W\d_][\w'-]+(?! (?:here|again)\b)|(?-i:[A-Z])[\w'-]+(?= here\b| again\b))(?: here| again)?\W*$", re.IGNORECASE)
 
 
 def is_content_sentence(sentence: str) -> bool:
@@ -200,7 +200,7 @@ def is_content_sentence(sentence: str) -> bool:
     first-person clause ("That's so cool, I went there last year") is content.
     """
     low = sentence.lower().strip()
-    if SELF_INTRODUCTION.match(low):
+    if SELF_INTRODUCTION.match(sentence.strip()):  # case kept: "its Mike here" needs the capital
         return True
     rest = _INTERJECTION.sub("", low)
     if low.endswith("?") or _QUESTION_START.match(low) or (_GREETING.match(low) and not _STATED_AFTER.match(rest)):

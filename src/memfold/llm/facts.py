@@ -24,10 +24,10 @@ from memfold.llm.cues import SELF_INTRODUCTION, WERE_ASKS, content_sentences, is
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
-from memfold.llm.people import KnownPeople
+from memfold.llm.people import KnownPeople, without_accents
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
-from memfold.llm.values import BUSINESSES, DATE_FORMS, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
+from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
 from memfold.llm.values import content_words
 from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
@@ -599,7 +599,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:now )?(?:at|with) (?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})(?= (?:now|these days|"
      r"instead|as)\b|[.,!]|$)", _employer_unless_place, 2.0),
     (_I_AM + r"(?:now |currently )?in (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})(?= (?:now|these days|"
-     r"nowadays)\b|[.,!]|$)", _in_place_key, 2.0),
+     r"nowadays|since)\b|[.,!]|$)", _in_place_key, 2.0),
     (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?P<v>[A-Z][\w'-]+"
      r"(?:,? (?-i:[A-Z])[\w'-]+){0,2})", "location", 2.0),  # "bergen, apparently": no capital, no place
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
@@ -632,8 +632,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:now |currently |still )?(?P<v>teach (?!(?:at|in|for|my|our|him|her|them|me|you|it|kids|people)\b)"
      r"[\w-]+(?: (?!(?:at|in|for|to|and|on|with|part-time|full-time|online|privately|now)\b)[\w-]+)?)", "job", 2.2),
     (r"\bi (?:now |currently |still )?(?P<v>teach)(?= (?:at|in) (?:a |an |the )?(?-i:[A-Z]))", "job", 2.2),
-    (r"\bi (?:now |currently |still )?(?P<v>(?:own|manage) (?:a |an |the |my own )?(?:little |small |tiny )?"
-     r"(?:" + BUSINESSES + r"))\b", "job", 2.2),
+    (r"\bi (?:now |currently |still )?(?P<v>(?:own|manage) (?:a |an |the |my own |" + HOW_MANY + r")?"
+     r"(?:little |small |tiny )?(?:" + BUSINESSES + r")s?)\b", "job", 2.2),
+    # "I drive buses in leeds", "i drive for uber full-time": the job (not a car owned)
+    (r"\bi (?:now |currently |still |also )?(?P<v>drive (?:an? )?" + VEHICLES + r")\b(?! to\b)", "job", 2.6),
+    (r"\bi (?:now |currently |still |also )?(?P<v>drive) for (?!(?:hours|miles|ages|a while|fun|work|a bit|"
+     r"long|days|minutes|the|my|me|him|her|them|us|you|a living)\b)[\w-]+", "job", 2.2),
     # "I'm now a citizen of Germany", "my Singapore citizenship came through" (the country is
     # stored as its demonym, values.DEMONYMS)
     (r"\bi(?:'m| am|'ve become| became| have become) (?:now )?an? (?:proud |full |new )?citizen of (?:the )?"
@@ -1506,6 +1510,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
+    best = _no_age_of_a_thing(best, message.text, speaker)
     best = _twins_as_children(_shared_home(best, message.text, speaker, people), message.text, speaker)
     best = _moved_to_team(best, message.text, speaker)
     best = _relatives_relations(best, message.text, speaker)
@@ -1514,6 +1519,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _shared_by_both(best, message.text, speaker)
     best = _with_region(_whole_place(best, message.text), message.text)
     best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
+    best = _jobs_they_do(best, message.text, speaker)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1543,6 +1549,20 @@ def _pronoun_age(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
         del best[slot]
     if age:
         best[(proper(name), "age")] = Found(proper(name), "age", age, 2.5)
+    return best
+
+
+# "my dog is 3 and loves the beach", "our car's 12 years old": the age of an animal or a thing
+_THINGS_AGE = re.compile(r"\b(?:my|our) (?:[\w-]+ )?(?:" + _PETS + "|" + _POSSESSIONS + r"|house|flat)(?:'s| is) "
+                         r"(?:now |only |just |nearly |almost |about )?(?P<age>\d{1,2})\b", re.IGNORECASE)
+
+
+def _no_age_of_a_thing(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """The speaker's age read from the number a pet's or a thing's age is said with is dropped
+    (the tagger gives an unnamed pet's age to the speaker)."""
+    mine = best.get((speaker, "age"))
+    if mine is not None and any(m["age"] == mine.value for m in _THINGS_AGE.finditer(standard_spelling(text))):
+        del best[(speaker, "age")]
     return best
 
 
@@ -1758,6 +1778,45 @@ def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
     return best
 
 
+# "my uncle femi owns like 4 restaurants", "yuki teaches japanese at a high school", "my dad
+# drives a taxi": a relative's job said by what they do (the tagger reads no verb as a job)
+_DOES_FOR_A_LIVING = (r"(?:now |still |also |basically |just |like )?(?P<v>teaches (?!(?:at|in|for|my|our|him|her|"
+                      r"them|me|you|it|kids|people|us|me|how|to|part-time|full-time)\b)[\w-]+"
+                      r"|(?:owns|manages) (?:a |an |the |his own |her own |their own |" + HOW_MANY + r")?"
+                      r"(?:little |small |tiny )?(?:" + BUSINESSES + r")s?"
+                      r"|drives (?:an? )?" + VEHICLES + r"(?! to\b)"
+                      r"|teaches(?= (?:at|in) (?:a |an |the )?(?:[\w-]+ ){0,2}(?:school|college|uni|university|academy)\b))\b")
+_MY_RELATIVE_DOES = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) " + _DOES_FOR_A_LIVING, re.IGNORECASE)
+
+
+def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    spelled = standard_spelling(text)
+    names = {item.value for (subject, key), item in best.items() if subject == speaker
+             and key.partition(":")[0] in ("family", "child", "partner") and " and " not in item.value}
+    for name in names:
+        said = re.search(rf"\b{re.escape(name)}\b,? {_DOES_FOR_A_LIVING}", spelled, re.IGNORECASE)
+        if said:
+            best.setdefault((name, "job"), Found(name, "job", said["v"], 2.2))
+    for said in _MY_RELATIVE_DOES.finditer(spelled):
+        relation = canonical_relation(said["rel"].lower())
+        if relation in RELATION_WORDS:
+            subject = f"{speaker}'s {relation}"
+            best.setdefault((subject, "job"), Found(subject, "job", said["v"], 2.2))
+    return _vehicle_driven_for_work(best)
+
+
+def _vehicle_driven_for_work(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
+    """"I drive a taxi" says a job, not a car owned: the possession read beside a driver's
+    job from the same vehicle is dropped."""
+    drivers = {subject: normalise_value("job", item.value).lower() for (subject, key), item in best.items()
+               if key == "job"}
+    for (subject, key), item in list(best.items()):
+        if key.startswith("possession:") and drivers.get(subject, "").endswith(" driver") \
+                and normalise_value("job", f"drive {item.value}").lower() == drivers[subject]:
+            del best[(subject, key)]
+    return best
+
+
 # "me n my wife are both teachers in Kraków", "my mums 70 and my dads 74, both in Kerala",
 # "dev and I are both vegetarian", "my dads name is gerhard and my moms is ilse, they live in graz"
 _BOTH = re.compile(r"(?:\b(?:are|were|'re|re|and (?:i|me)|we)\s+both\b|,\s*both\b(?! of\b)|\bboth (?=(?:do|love|"
@@ -1772,7 +1831,7 @@ _NOT_SHARED = ("family", "child", "partner", "name", "age", "birthday", "relatio
 def _shared_by_both(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     """What a sentence says two people both are or do is each one's: the tagger gives the
     value to the person nearest it only."""
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", standard_spelling(text)):
+    for sentence in split_sentences(standard_spelling(text)):
         match = _BOTH.search(sentence)
         people = _sharers(sentence[:match.start()], speaker, best, match[0]) if match else set()
         if len(people) < 2:
@@ -2569,7 +2628,8 @@ _NOT_VALUE_WORDS = frozenset("i m we re he she they it s is am are was actually 
 
 
 def _folded(value: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", value.lower()))
+    """Lower case, accents and punctuation gone: "Gdańsk" and "gdansk" are one value."""
+    return " ".join(re.findall(r"[a-z0-9]+", without_accents(value.lower())))
 
 
 def _to_extraction(item: Found, message: Message) -> FactExtraction:
@@ -2961,14 +3021,11 @@ def _switched_from(text: str, value: str, speaker: str, current: dict[tuple[str,
     """The stored per-value fact a switch to ``value`` leaves: of the speaker's or a named
     person's, the one the message names outside the new value, else (a ``strong`` frame
     only: "switched to", "next up") their only one."""
-    words = set(_folded(text).split())
-    relations = {canonical_relation(word) for word in words}
+    said_of = _people_said_of(text, speaker)
     outside = content_words(text) - content_words(value)
     squashed = {re.sub(r"[^a-z0-9]", "", word) for word in re.findall(r"[\w'-]+", text.lower())}
     stored = [(subject, key) for (subject, key) in current if key.split(":", 1)[0] in _SWITCHED_FAMILIES
-              and (subject == speaker or _folded(subject) in words
-                   or (subject.startswith(f"{speaker}'s ") and subject.rpartition("'s ")[2] in relations))
-              and _folded(current[(subject, key)]) != _folded(value)]
+              and said_of(subject) and _folded(current[(subject, key)]) != _folded(value)]
     named = [slot for slot in stored if content_words(current[slot]) & outside
              or re.sub(r"[^a-z0-9]", "", current[slot].lower()) in squashed]
     others = [slot for slot in named if slot[0] != speaker] or named
@@ -3001,12 +3058,21 @@ def _person_named(sentence: str, subjects: list[str], speaker: str) -> str | Non
     return named[0] if len(named) == 1 else None
 
 
-def _birthday_subject(text: str, speaker: str, current: dict[tuple[str, str], str]) -> str | None:
+def _people_said_of(text: str, speaker: str) -> Callable[[str], bool]:
+    """Whether a stored subject is one a message may speak of: the speaker, a person it names,
+    or an unnamed relative whose relation it says ("nope brother is dec 23": "user's brother")."""
     words = set(_folded(text).split())
-    relations = {canonical_relation(word) for word in words}  # "nope brother is dec 23": "user's brother"
-    subjects = [subject for (subject, key) in current if key == "birthday"
-                and (subject == speaker or _folded(subject) in words
-                     or (subject.startswith(f"{speaker}'s ") and subject.rpartition("'s ")[2] in relations))]
+    relations = {canonical_relation(word) for word in words}
+
+    def said_of(subject: str) -> bool:
+        return subject == speaker or _folded(subject) in words or (
+            subject.startswith(f"{speaker}'s ") and subject.rpartition("'s ")[2] in relations)
+    return said_of
+
+
+def _birthday_subject(text: str, speaker: str, current: dict[tuple[str, str], str]) -> str | None:
+    said_of = _people_said_of(text, speaker)
+    subjects = [subject for (subject, key) in current if key == "birthday" and said_of(subject)]
     named = [subject for subject in subjects if subject != speaker] or subjects
     return named[0] if len(named) == 1 else None
 

@@ -43,13 +43,13 @@ class Person:
     partner: bool = False  # the speaker's partner: "new partner: sam" is not about them
 
 
-def _without_accents(word: str) -> str:
+def without_accents(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def _words_pattern(words: set[str]) -> re.Pattern[str]:
     # "tomas" is Tomás: names are typed without their accents
-    words = words | {_without_accents(w) for w in words}
+    words = words | {without_accents(w) for w in words}
     alternatives = "|".join(sorted((re.escape(w) for w in words if w), key=len, reverse=True))
     # "olga", "olga's", "olgas" (a possessive typed without its apostrophe)
     return re.compile(rf"\b(?:{alternatives})(?:'s|s)?\b", re.IGNORECASE)

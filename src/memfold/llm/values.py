@@ -85,13 +85,26 @@ _CALLED = re.compile(r"^(?:[\w'-]+\s+){1,3}(?:called|named)\s+(?P<name>\S.*)$", 
 BUSINESSES = ("restaurant|shop|store|café|cafe|coffee shop|bakery|bar|salon|business|company|gym|studio|farm|"
               "pub|bookshop|bookstore|boutique|agency|clinic|hotel|food truck|startup|daycare|nursery|"
               "garage|brewery|winery|florist|barbershop|dental practice|practice|franchise|hostel|b&b")
-_AGENT = re.compile(r"^(?P<verb>teach|teaches|own|owns|manage|manages)(?:\s+(?:a |an |the |my own |his own |"
-                    r"her own |their own |our own )?(?P<what>[\w&'-]+(?: [\w&'-]+)?))?$", re.IGNORECASE)
+# vehicles one drives for a living ("I drive buses", "my dad drives a taxi": bus driver, taxi driver)
+VEHICLES = r"(?:bus|buses|taxi|taxis|cab|cabs|truck|trucks|lorry|lorries|van|vans|tram|trams|train|trains|ambulance|ambulances|forklift|forklifts|school bus|delivery van|tractor|tractors)"
+HOW_MANY = r"(?:(?:like |about |around |over |nearly )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several) )"
+_AGENT = re.compile(r"^(?P<verb>teach|teaches|own|owns|manage|manages|drive|drives)(?:\s+(?:a |an |the |my own |his own |"
+                    r"her own |their own |our own )?" + HOW_MANY + r"?(?:little |small |tiny )?"
+                    r"(?P<what>[\w&'-]+(?: [\w&'-]+)?))?$", re.IGNORECASE)
 _AGENTS = {"teach": "teacher", "teaches": "teacher", "own": "owner", "owns": "owner",
-           "manage": "manager", "manages": "manager"}
+           "manage": "manager", "manages": "manager", "drive": "driver", "drives": "driver"}
 _MAJOR = re.compile(r"\s+(?:major|minor)$", re.IGNORECASE)
 # trailing punctuation, and emoji a casual message ends a value with ("crochet 🧶")
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:'\"\u2019)\u2600-\u27bf\ufe0f\u200d\U0001f000-\U0001faff]+$")
+
+
+def _one_of(things: str | None) -> str | None:
+    """"4 restaurants" owned, "buses" driven: the one a job is named by (restaurant owner, bus driver)."""
+    if not things or not things.lower().endswith("s") or things.lower().endswith(("ss", "us")):
+        return things
+    if things.lower().endswith("ies"):
+        return things[:-3] + "y"
+    return things[:-2] if re.search(r"(?:us|x|ch|sh)es$", things, re.IGNORECASE) else things[:-1]
 
 
 def birthday(raw: str) -> str | None:
@@ -425,7 +438,9 @@ def normalise_value(key: str, raw: str) -> str:
     if family == "job" and value.lower() == "teaching":  # "I'm teaching now" (not "a teaching assistant")
         return "teacher"
     if family == "job" and (agent := _AGENT.match(value)):  # "teach yoga": yoga teacher
-        value = " ".join(filter(None, [agent["what"], _AGENTS[agent["verb"].lower()]]))
+        what = _one_of(agent["what"]) if agent["verb"].lower() in ("own", "owns", "manage", "manages", "drive",
+                                                                    "drives") else agent["what"]
+        value = " ".join(filter(None, [what, _AGENTS[agent["verb"].lower()]]))
     if family in LOWER_FAMILIES:  # an acronym keeps its capitals ("IT", "HR", "QA")
         return value if len(value) > 1 and value.isupper() and len(value) <= 4 else value.lower()
     if family == "education":  # "an economics major": the subject is economics; "(I study) at Leeds": Leeds
