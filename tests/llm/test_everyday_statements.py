@@ -989,3 +989,29 @@ def test_a_pets_age_is_not_the_speakers() -> None:
 def test_a_greeting_that_gives_a_name(text: str, name: str | None) -> None:
     names = [f[3] for f in _found(text) if f[2] == "name"]
     assert names == ([name] if name else [])
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("we moved babcia to wrocław so shes closer to my mum", ("add", "user's grandma", "location", "Wrocław")),
+    ("we moved my mum into a care home in leeds", ("add", "user's mom", "location", "Leeds")),
+    ("we moved house to bristol", ("add", "user", "location", "Bristol")),
+])
+def test_the_one_moved_lives_there(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = _tagged(text)
+    assert fact in found
+    assert len([f for f in found if f[2] == "location"]) == 1
+
+
+def test_a_pets_name_is_no_grandparent() -> None:
+    assert ("add", "Lola", "age", "3") in _tagged("my dog lola is 3")
+
+
+def test_a_demonym_said_lower_case_is_a_nationality() -> None:
+    found = _tagged("my girlfriend is chilean, she lives in santiago")
+    assert ("add", "user's girlfriend", "nationality", "Chilean") in found
+    assert not [f for f in found if f[2].startswith("trait")]
+
+
+def test_a_home_shared_with_an_unnamed_relative_is_theirs_too() -> None:
+    found = _tagged("my grandpa lives with us in ipoh")
+    assert {("add", "user", "location", "Ipoh"), ("add", "user's grandpa", "location", "Ipoh")} <= found

@@ -816,3 +816,30 @@ def test_an_age_said_by_the_birthday_just_had(stored: dict[tuple[str, str], str]
 
     found = age_grown(_message(text), sentences(text), stored)
     assert [(f.subject, f.value) for f in found] == [expected]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("i switched courses, its pharmacy now, still at makerere", "Pharmacy at Makerere"),
+    ("i switched courses, its pharmacy now", "Pharmacy"),  # no school said: none kept
+    ("its pharmacy now, still at kyambogo", "Pharmacy"),  # another school: not the stored one
+])
+def test_a_new_course_still_at_the_stored_school_keeps_it(text: str, value: str) -> None:
+    from memfold.llm.facts import school_kept
+
+    message = _message(text)
+    course = FactExtraction(action="add", subject="user", key="education", value="Pharmacy",
+                            evidence_msg_id="m1", reason="stated")
+    kept = school_kept([course], message, {("user", "education"): "nursing at Makerere"})
+    assert [f.value for f in kept] == [value]
+    assert all(grounding_problem(f, message) is None for f in kept)
+
+
+def test_a_switch_between_a_hobby_and_a_skill_takes_the_stored_family() -> None:
+    text = "My son quit violin and plays cello now."
+    cello = FactExtraction(action="add", subject="user's son", key="hobby:cello", value="cello",
+                           evidence_msg_id="m1", reason="stated")
+    found = replaced_siblings([cello], _message(text), {("user's son", "skill:violin"): "violin"})
+    assert {(f.action, f.key, f.value) for f in found} == {("add", "skill:cello", "cello"),
+                                                           ("delete", "skill:violin", "violin")}
+    kept = replaced_siblings([cello], _message("My son plays cello now."), {("user's son", "skill:violin"): "violin"})
+    assert [(f.action, f.key) for f in kept] == [("add", "hobby:cello")]  # violin not named: nothing retired

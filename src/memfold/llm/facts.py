@@ -1519,7 +1519,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _shared_by_both(best, message.text, speaker)
     best = _with_region(_whole_place(best, message.text), message.text)
     best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
-    best = _jobs_they_do(best, message.text, speaker)
+    best = _someone_moved(_jobs_they_do(best, message.text, speaker), message.text, speaker)
+    best = _demonym_as_nationality(best)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1662,7 +1663,7 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str,
               if subject == speaker and key.partition(":")[0] in ("child", "family", "partner")
               and " and " not in item.value}
     others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
-    others = others or people.named_people(standard_spelling(text))
+    others = others or people.named_people(standard_spelling(text)) or _unnamed_relatives(text, speaker)
     if len(others) != 1:
         return best
     other = others.pop()
@@ -1671,6 +1672,18 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str,
         for subject in (speaker, other):
             best.setdefault((subject, "location"), replace(home, subject=subject))
     return best
+
+
+_LIVES_WITH = re.compile(r"\b(?:lives?|living|stays?|staying|moved in|moving in) with (?:us|me)\b"
+                         r"|\b(?:i|we) (?:still )?(?:live|living|stay) with my\b", re.IGNORECASE)
+
+
+def _unnamed_relatives(text: str, speaker: str) -> set[str]:
+    """The relatives a message names only by "my <relation>" ("my grandpa lives with us")."""
+    if not _LIVES_WITH.search(standard_spelling(text)):
+        return set()  # "we moved to leeds to be near my mum": her home is not said
+    relations = {canonical_relation(m["rel"].lower()) for m in _MY_RELATION.finditer(standard_spelling(text))}
+    return {f"{speaker}'s {relation}" for relation in relations & RELATION_WORDS}
 
 
 _REGION_AFTER = re.compile(r"\s*,?\s+(?P<region>(?:[^\W\d_]+ ){0,2}[^\W\d_]+)\b")
@@ -1803,6 +1816,40 @@ def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -
             subject = f"{speaker}'s {relation}"
             best.setdefault((subject, "job"), Found(subject, "job", said["v"], 2.2))
     return _vehicle_driven_for_work(best)
+
+
+# "we moved babcia to wrocław", "i moved my mum into a flat in leeds": the one moved lives there
+_MOVED_SOMEONE = re.compile(r"\b(?:we|i|they)(?: finally| just)? (?:moved|relocated|brought) (?:my |our )?"
+                            r"(?P<who>[^\W\d_][\w'-]*) (?:in |down |up |over |back )?(?:to|into)\b", re.IGNORECASE)
+
+
+def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """The home read as the speaker's after "we moved <someone> to" is that person's."""
+    home = best.get((speaker, "location"))
+    m = _MOVED_SOMEONE.search(standard_spelling(text)) if home else None
+    if m is None or home is None or text.lower().find(home.value.lower(), m.end()) < 0:
+        return best
+    relation = canonical_relation(m["who"].lower())
+    names = {item.value for (subject, key), item in best.items() if subject == speaker
+             and key.partition(":")[0] in _NAMED_FAMILIES and item.value.lower() == m["who"].lower()}
+    who = names.pop() if names else f"{speaker}'s {relation}" if relation in RELATION_WORDS else None
+    if who is not None:
+        del best[(speaker, "location")]
+        best[(who, "location")] = replace(home, subject=who)
+    return best
+
+
+_DEMONYMS_SAID = frozenset(DEMONYMS.values())
+
+
+def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
+    """"my girlfriend is chilean": a trait that is a demonym is the nationality."""
+    for (subject, key), item in list(best.items()):
+        if key.partition(":")[0] == "trait" and item.value.lower() in _DEMONYMS_SAID \
+                and (subject, "nationality") not in best:
+            del best[(subject, key)]
+            best[(subject, "nationality")] = replace(item, key="nationality")
+    return best
 
 
 def _vehicle_driven_for_work(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
@@ -2712,6 +2759,31 @@ def keyed_changes(message: Message, content: list[str],
     return found
 
 
+# "i switched courses, its pharmacy now, still at makerere": the school stays, the subject changes
+_STILL_AT = re.compile(r"\b(?:still|same school|same uni|same university|staying) (?:at|in) (?:the )?(?P<school>[\w&'. -]+?)"
+                       r"(?=\s*(?:[,.!?;)]|$|\s(?:tho|though|lol|haha|now|thankfully|luckily|at least)\b))", re.IGNORECASE)
+
+
+def school_kept(facts: list[FactExtraction], message: Message,
+                current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A new course said beside "still at <the stored school>" keeps the school: the stored
+    "nursing at Makerere" becomes "pharmacy at Makerere", not the bare "pharmacy"."""
+    said = [m["school"] for m in _STILL_AT.finditer(standard_spelling(message.text))]
+    if not said:
+        return facts
+    out = []
+    for fact in facts:
+        old = current.get((fact.subject, fact.key), "") if fact.key == "education" else ""
+        course, _, school = old.rpartition(" at ")
+        if fact.action == "add" and course and " at " not in fact.value \
+                and any(_folded(school) == _folded(name) for name in said) \
+                and _folded(fact.value) not in (_folded(school), _folded(course)):
+            fact = fact.model_copy(update={"value": f"{fact.value} at {school}",
+                                           "reason": f"{fact.reason}; still at {school}"})
+        out.append(fact)
+    return out
+
+
 def diet_given_up(message: Message, content: list[str],
                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """A stored restricted diet given up ("stopped keto, eating normally again", "sven quit
@@ -3167,6 +3239,8 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
         siblings = [(key, value) for (subject, key), value in current.items()
                     if subject == fact.subject and key != fact.key and key.split(":", 1)[0] == family
                     and content_words(value) & outside and _folded(value) != _folded(fact.value)]
+        if not siblings and family in _KINDRED:  # "my son quit violin and plays cello now": skill:violin
+            fact, family, siblings = _kindred_sibling(fact, family, outside, current)
         if not siblings and _UPGRADED.search(text):
             siblings = _only_unnamed_thing(fact, current)
         change = _family_changed(text, family) if not siblings and family in _REPLACEABLE_VALUES else None
@@ -3339,6 +3413,25 @@ def _only_unnamed_thing(fact: FactExtraction, current: dict[tuple[str, str], str
     stored = [(key, value) for (subject, key), value in current.items()
               if subject == fact.subject and key.startswith("possession:") and key != fact.key]
     return stored if len(stored) == 1 else []
+
+
+# what one plays or does is stored as a hobby or a skill, by how it was said: a switch from
+# the one to the other is still a switch
+_KINDRED = {"hobby": "skill", "skill": "hobby"}
+
+
+def _kindred_sibling(fact: FactExtraction, family: str, outside: set[str],
+                     current: dict[tuple[str, str], str]) -> tuple[FactExtraction, str, list[tuple[str, str]]]:
+    """The one stored value of the kindred family the message names, and the new value
+    re-keyed into that family (the stored family is how this person's switch is asked for)."""
+    other = _KINDRED[family]
+    named = [(key, value) for (subject, key), value in current.items()
+             if subject == fact.subject and key.split(":", 1)[0] == other
+             and content_words(value) & outside and _folded(value) != _folded(fact.value)]
+    if len(named) != 1:
+        return fact, family, []
+    rekeyed = fact.model_copy(update={"key": fact_key(other, fact.value)})
+    return rekeyed, other, named
 
 
 def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]],

@@ -39,7 +39,7 @@ from memfold.llm.cues import (
 )
 from memfold.llm.facts import (
     FIELDS_FOR_A_PROFILE, age_grown, birthday_corrected, diet_given_up, extract_facts, keyed_changes, replaced_siblings,
-    favorite_of_stored_person, role_successor, status_of_stored_person, value_switched,
+    favorite_of_stored_person, role_successor, school_kept, status_of_stored_person, value_switched,
     swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
@@ -234,7 +234,7 @@ class OfflineBackend:
         changes_stored = False
         if context.profile and not is_reference:
             facts, strength, changes_stored = _with_swaps(facts, strength, message, content, context)
-        facts = _against_profile(facts, context)
+        facts = _against_profile(school_kept(facts, message, stored), context)
         # a new value for a key the profile holds ("ines quit the bank, shes a nurse now" after
         # "my sister ines is a bank teller") is a change, however chatty the message
         changes_stored = changes_stored or any(f.action == "update" for f in facts)
