@@ -1015,3 +1015,17 @@ def test_a_demonym_said_lower_case_is_a_nationality() -> None:
 def test_a_home_shared_with_an_unnamed_relative_is_theirs_too() -> None:
     found = _tagged("my grandpa lives with us in ipoh")
     assert {("add", "user", "location", "Ipoh"), ("add", "user's grandpa", "location", "Ipoh")} <= found
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("can u find me a decent curry place near me, i live in Manchester, somewhere near the northern quarter ideally",
+     ("add", "user", "location", "Manchester")),
+    ("I ride a blue Brompton to work most days.", ("add", "user", "possession:bike", "blue Brompton")),
+])
+def test_a_home_after_a_request_and_a_bike_ridden_to_work(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["recommend a good podcast, i drive a lot", "i drive to work", "i ride everywhere"])
+def test_how_much_or_where_one_drives_is_no_vehicle(text: str) -> None:
+    assert not [f for f in _found(text) if f[2].startswith("possession:")]

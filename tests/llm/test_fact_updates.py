@@ -843,3 +843,39 @@ def test_a_switch_between_a_hobby_and_a_skill_takes_the_stored_family() -> None:
                                                            ("delete", "skill:violin", "violin")}
     kept = replaced_siblings([cello], _message("My son plays cello now."), {("user's son", "skill:violin"): "violin"})
     assert [(f.action, f.key) for f in kept] == [("add", "hobby:cello")]  # violin not named: nothing retired
+
+
+@pytest.mark.parametrize(("stored", "text", "renamed"), [
+    ({("user", "child:alexander"): "Alexander"}, "alexander wants to go by Xander now, so pls use that lol",
+     ("user", "child:alexander", "Xander")),
+    ({("Bongani", "child:lerato"): "Lerato", ("user", "child:sam"): "Sam"},
+     "bonganis daughter goes by lulu now, nobody calls her lerato", ("Bongani", "child:lerato", "Lulu")),
+    ({("Ewa", "child:sebastian"): "Sebastian"}, "ewa says they call him seb now, he hates the long name",
+     ("Ewa", "child:sebastian", "Seb")),
+])
+def test_a_stored_child_goes_by_a_new_name(stored: dict[tuple[str, str], str], text: str,
+                                           renamed: tuple[str, str, str]) -> None:
+    from memfold.llm.facts import child_renamed
+
+    message = _message(text)
+    found = child_renamed(message, sentences(text), stored)
+    assert [(f.subject, f.key, f.value) for f in found] == [renamed]
+    assert grounding_problem(found[0], message) is None
+
+
+def test_no_new_name_without_the_child_or_the_parent_named() -> None:
+    from memfold.llm.facts import child_renamed
+
+    stored = {("user", "child:mia"): "Mia", ("user", "child:leo"): "Leo"}
+    text = "my friend's son goes by Kit now"
+    assert child_renamed(_message(text), sentences(text), stored) == []
+
+
+def test_my_only_child_goes_by_a_new_name() -> None:
+    from memfold.llm.facts import child_renamed
+
+    text = "my kid came out to us last week and goes by Eli now, he/him"
+    found = child_renamed(_message(text), sentences(text), {("user", "child:emma"): "Emma"})
+    assert [(f.subject, f.key, f.value) for f in found] == [("user", "child:emma", "Eli")]
+    two = {("user", "child:emma"): "Emma", ("user", "child:noah"): "Noah"}
+    assert child_renamed(_message(text), sentences(text), two) == []  # which one: not said

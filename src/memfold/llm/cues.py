@@ -344,7 +344,8 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|my|we|we're|our)\b", re.IGNO
 _STATEMENT_AFTER_REQUEST = re.compile(
     r"^[^,?]{3,80}[,;]\s*(?P<statement>(?!(?:i'm|im|i am) (?:good|fine|ok|okay|great|well|alright|doing|not bad|"
     r"so|just|sorry|glad|happy|sure|curious|wondering|asking|trying|thinking|looking)\b)"
-    r"(?:i'm|im|i am|i have|i've|ive|my|we're|we have|we've)\b[^?]+)[.!]*$",
+    r"(?:i'm|im|i am|i have|i've|ive|my|we're|we have|we've|(?:i|we) (?:live|work|study|teach|grew up|was born|"
+    r"were born|moved|speak|own|drive)|i'm from|im from)\b[^?]+)[.!]*$",
     re.IGNORECASE)
 
 

@@ -437,7 +437,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "my bike is a blue Brompton", "I drive a 2015 Honda Civic"
     (r"\bmy (?:new |current )?(?P<item>" + _POSSESSIONS + r") is (?:an? |the )?" + _V,
      _possession_key, 3.0),
-    (r"\bi (?P<verb>drive|ride) (?!for\b)(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+)", _possession_key, 2.5),
+    # (not how much or where: "i drive a lot", "i ride to work", "i drive everywhere")
+    (r"\bi (?P<verb>drive|ride) (?!for\b|to\b|a lot\b|a bit\b|a little\b|loads\b|lots\b|often\b|everywhere\b|"
+     r"daily\b|every\b|most\b|home\b|in\b|into\b|around\b|through\b|past\b|with\b|at\b|on\b|like\b|too\b|so\b|"
+     r"very\b|really\b|fast\b|slowly\b|safely\b|carefully\b|manual\b|automatic\b|stick\b)"
+     r"(?:an? |the )?(?P<v>[\w-]+(?: (?!(?:to|for|every|most|on|at|in|with|and|but|because|since|daily|around|"
+     r"when|whenever|so|which|that|these|now)\b)[\w-]+){0,3})", _possession_key, 2.5),
     # "I drive for Uber", "i deliver for deliveroo": who they work for
     (r"\bi (?:drive|deliver|ride|cycle|shop|freelance) for (?P<v>[\w&'.-]+(?: (?-i:[A-Z])[\w&'.-]*){0,2})", "employer", 2.5),
     (_HAVE + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}?(?P<item>" + _POSSESSIONS + r"))\b",
@@ -2916,6 +2921,40 @@ _TITLED_PERSON = r"(?P<name>(?:dr|mr|mrs|ms|miss|prof)\.? [^\W\d_][\w'-]+|" + _P
 # "switched therapists, seeing dr. lindqvist now", "new dentist is dr mbeki": any stored role
 _NEW_ROLE = (r"\b(?:new|switched|changed|different)\s+(?:{role})s?\b[^.?!]*?\b(?:is|seeing|with|called|named|now)\s+"
              + _TITLED_PERSON)
+
+
+# "alexander wants to go by Xander now", "bonganis daughter goes by lulu now", "katie wants to
+# be called kate": the name a stored child is known by now
+_GOES_BY = re.compile(r"\b(?:goes by|go by|going by|be called|call (?:him|her|them)|calls (?:him|her|them)|insists on|"
+                      r"renamed (?:him |her |them )?(?:to )?|name (?:changed )?to)\s+(?P<new>[^\W\d_][\w'-]+)", re.IGNORECASE)
+_NOT_A_NAME = frozenset("the a an that this it him her them me now his their my our just by".split())
+_MY_CHILD = re.compile(r"\b(?:my|our) (?:little |eldest |youngest |oldest )?(?:son|daughter|kid|child|boy|girl|baby|teen|teenager)\b",
+                       re.IGNORECASE)
+
+
+def child_renamed(message: Message, content: list[str],
+                  current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored child's new name, said by the name it goes by: the one stored child the
+    message names keeps its key, and its old name goes to the changelog."""
+    text = standard_spelling(message.text)
+    children = {slot: value for slot, value in current.items() if slot[1].startswith("child:")}
+    old_names = {_folded(value) for value in children.values()}
+    said = {_folded(m["new"]): m["new"] for m in _GOES_BY.finditer(text)
+            if m["new"].lower() not in _NOT_A_NAME and _folded(m["new"]) not in old_names}
+    if message.role != "user" or len(said) != 1:
+        return []
+    new = next(iter(said.values()))
+    words = set(_folded(text).split())
+    named = [slot for slot, value in children.items() if _folded(value) in words]
+    # "ewa says they call him seb now": the only child of the one parent the message names
+    parents = {subject for subject, _ in children if _folded(subject) in words}
+    if _MY_CHILD.search(text):  # "my kid ... goes by Eli now"
+        parents.add(speaker_subject(message))
+    named = named or [slot for slot in children if parents == {slot[0]}]
+    if len(named) != 1:
+        return []
+    subject, key = named[0]
+    return [_to_extraction(Found(subject, key, proper(new), 3.0), message).model_copy(update={"key": key})]
 
 
 def role_successor(message: Message, content: list[str],
