@@ -879,3 +879,18 @@ def test_my_only_child_goes_by_a_new_name() -> None:
     assert [(f.subject, f.key, f.value) for f in found] == [("user", "child:emma", "Eli")]
     two = {("user", "child:emma"): "Emma", ("user", "child:noah"): "Noah"}
     assert child_renamed(_message(text), sentences(text), two) == []  # which one: not said
+
+
+@pytest.mark.parametrize("text", [
+    "physio says its actually a torn ligament not a sprain so 6 more weeks on crutches, ugh",
+    "xray said its actually a hairline fracture not a sprain ugh, boot for 6 wks",
+])
+def test_a_diagnosis_corrected_names_the_stored_one_by_its_stem(text: str) -> None:
+    from memfold.llm.facts import swapped_values
+
+    stored = {("user", "health:sprained_ankle"): "sprained ankle"}
+    found = swapped_values(_message(text), sentences(text), stored)
+    assert len(found) == 1 and found[0].key.startswith("health:") and found[0].value in ("torn ligament",
+                                                                                          "hairline fracture")
+    retired = replaced_siblings(found, _message(text), stored)
+    assert ("delete", "health:sprained_ankle") in {(f.action, f.key) for f in retired}

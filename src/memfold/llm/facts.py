@@ -2638,9 +2638,9 @@ _SWAPS = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:from|changed from|switched from|moved from) (?:the |my )?(?P<old>[\w' &.-]+?) to "
     r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:last|this|in|on|and|but|so|now)\b)",
     r"(?:^(?:(?:sorry|oops|no|nope|actually|correction|wait|my bad|ugh)[,:!]?\s+)*|"
-    r"\b(?:it's|its|is|at|in|on|to|a|an|the)\s+)(?P<new>[\w'&.-]+(?: [\w'&.-]+){0,2}),?\s+"
+    r"\b(?:it's|its|is|at|in|on|to|a|an|the)\s+(?:actually |really |just )?(?:an? )?)(?P<new>[\w'&.-]+(?: [\w'&.-]+){0,2}),?\s+"
     r"(?:instead of|rather than|not) (?:the |my |a |an |just )?(?P<old>[\w' &.-]+?)"
-    r"(?=[.,!;]|$| (?:now|these days|anymore|btw|lol|haha|though|tho|sorry)\b)",
+    r"(?=[.,!;]|$| (?:now|these days|anymore|btw|lol|haha|though|tho|sorry|so|ugh|because|but|and)\b)",
     r"\bused to be (?:a |an |the )?(?P<old>[\w' &.-]+?),? (?:but |and )?now (?:it's |its |it is |i'm |i am )?"
     r"(?:a |an |the )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$)",
     r"\bnot (?:the |my |a |an )?(?P<old>[\w' &.-]+?)(?:,? (?:it's|its|it is|but|i mean|rather)|,) "
@@ -2660,7 +2660,7 @@ def swapped_values(message: Message, content: list[str],
         sentence = standard_spelling(sentence)
         for pattern in _SWAPS:
             for m in pattern.finditer(sentence):
-                key = by_value.get(_folded(m["old"]))
+                key = by_value.get(_folded(m["old"])) or _stored_by_stem(m["old"], by_value)
                 new = _IT_IS.sub("", clean_value(m["new"]))  # "its kayla not kaila"
                 item = Found(speaker, key, new, 3.0)
                 if key is None or not new or _folded(new) == _folded(m["old"]) or _APOLOGY.match(m["new"]) \
@@ -2668,6 +2668,15 @@ def swapped_values(message: Message, content: list[str],
                     continue
                 found.append(_to_extraction(item, message))
     return found
+
+
+def _stored_by_stem(said: str, by_value: dict[str, str]) -> str | None:
+    """The one stored per-value condition or taste ``said`` names by its words' stems ("not a
+    sprain" for "sprained ankle"); single-valued keys need the value itself."""
+    stems = {word[:5] for word in _folded(said).split() if len(word) > 2}
+    named = [key for value, key in by_value.items() if stems and key.partition(":")[0] in _REPLACEABLE_VALUES
+             and stems <= {word[:5] for word in value.split() if len(word) > 2}]
+    return named[0] if len(named) == 1 else None
 
 
 _IT_IS = re.compile(r"^(?:it's|its|it is)\s+", re.IGNORECASE)
@@ -3244,7 +3253,8 @@ _REPLACED = re.compile(
     r"(?:don|doesn|didn|isn|aren|wasn|weren|haven|hasn|hadn|can|won|couldn|wouldn)'?t)\b", re.IGNORECASE)
 # ("too" ending a clause, not "too messy"; "two more", not "way more fun"; "both", not "both knees")
 _KEPT_TOO = re.compile(r"\b(?:still|also|as well|another|second)\b|\bboth\b(?!\s+(?:[a-z]+[^s\W]s|feet|teeth)\b)|\btoo\b(?!\s+\w)"
-                       r"|\b(?:one|two|three|four|a few|some|\d+)\s+more\b", re.IGNORECASE)
+                       r"|\b(?:one|two|three|four|a few|some|\d+)\s+more\b(?!\s+(?:weeks?|days?|months?|years?|hours?|"
+                       r"minutes?|mins?|wks?|yrs?|sessions?|rounds?)\b)", re.IGNORECASE)
 _REPLACEABLE_THINGS = frozenset({"possession", "pet", "favorite"})
 _REPLACEABLE_VALUES = frozenset({"likes", "dislikes", "hobby", "goal", "allergy", "skill", "health"})
 
