@@ -1029,3 +1029,21 @@ def test_a_home_after_a_request_and_a_bike_ridden_to_work(text: str, fact: tuple
 @pytest.mark.parametrize("text", ["recommend a good podcast, i drive a lot", "i drive to work", "i ride everywhere"])
 def test_how_much_or_where_one_drives_is_no_vehicle(text: str) -> None:
     assert not [f for f in _found(text) if f[2].startswith("possession:")]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("i support Brentford now, dont @ me", ("add", "user", "likes:brentford", "Brentford")),
+    ("I support Manchester United.", ("add", "user", "likes:manchester_united", "Manchester United")),
+])
+def test_a_team_supported_is_liked(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["i support the idea", "i support my wife in everything", "i support remote work"])
+def test_support_for_an_idea_or_a_person_is_no_team(text: str) -> None:
+    assert not [f for f in _found(text) if f[2].startswith("likes")]
+
+
+def test_a_relatives_team() -> None:
+    found = _tagged("my best mate connor supports celtic and wont shut up about it")
+    assert ("add", "Connor", "likes:celtic", "celtic") in found

@@ -406,6 +406,10 @@ def _possession_key(m: re.Match[str]) -> str:
 
 
 _I_AM = r"\bi(?:'m| am)\s+"
+# a team named after "support(s)": one to three words up to the clause's end
+_SUPPORTED = (r"(?!(?:you|him|her|them|it|that|this|these|those|my|our|your|his|their|the|a|an|people|anyone|everyone|"
+              r"each|both|all|any|myself|us|what|whatever|whoever|remote|free)\b)[\w'&.-]+(?: [\w'&.-]+){0,2}?"
+              r"(?=\s*(?:[.,!;?]|$)|\s(?:now|fc|since|and|but|lol|dont|don't|through|these|til|till|win|all|from)\b)")
 _HAVE = r"\b(?:i|we)(?: have|'ve got| have got| own) "
 _NAME_VALUE = r"(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)"
 _RuleSpec = tuple[str, str | KeyFn, float]
@@ -715,6 +719,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
     # "now i cant get enough of korean bbq"
     (r"\b(?:i )?(?:can't|cannot) get enough of (?:the |these |those )?" + _V, "likes", 2.0),
+    # "i support arsenal", "i support Brentford now": a team followed (not "i support the idea")
+    (r"\bi (?:now |still |also |proudly |have always |always )?support (?P<v>" + _SUPPORTED + r")", "likes", 2.0),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     (r"(?:^|[,;] | [-\u2013\u2014] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
@@ -1796,6 +1802,7 @@ def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
     return best
 
 
+_NAMED_SUPPORTS = r"(?:supports|follows) (?P<team>" + _SUPPORTED + ")"
 # "my uncle femi owns like 4 restaurants", "yuki teaches japanese at a high school", "my dad
 # drives a taxi": a relative's job said by what they do (the tagger reads no verb as a job)
 _DOES_FOR_A_LIVING = (r"(?:now |still |also |basically |just |like )?(?P<v>teaches (?!(?:at|in|for|my|our|him|her|"
@@ -1815,6 +1822,10 @@ def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -
         said = re.search(rf"\b{re.escape(name)}\b,? {_DOES_FOR_A_LIVING}", spelled, re.IGNORECASE)
         if said:
             best.setdefault((name, "job"), Found(name, "job", said["v"], 2.2))
+        team = re.search(rf"\b{re.escape(name)}\b,? (?:still |also )?{_NAMED_SUPPORTS}", spelled, re.IGNORECASE)
+        if team:  # "my best mate connor supports celtic"
+            key = fact_key("likes", team["team"])
+            best.setdefault((proper(name), key), Found(proper(name), key, team["team"], 2.0))
     for said in _MY_RELATIVE_DOES.finditer(spelled):
         relation = canonical_relation(said["rel"].lower())
         if relation in RELATION_WORDS:
