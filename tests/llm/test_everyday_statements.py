@@ -1047,3 +1047,8 @@ def test_support_for_an_idea_or_a_person_is_no_team(text: str) -> None:
 def test_a_relatives_team() -> None:
     found = _tagged("my best mate connor supports celtic and wont shut up about it")
     assert ("add", "Connor", "likes:celtic", "celtic") in found
+
+
+def test_a_finalised_divorce_says_more_than_single() -> None:
+    assert ("add", "user", "relationship_status", "divorced") in _found(
+        "divorce got finalised last week. single dad now i guess")

@@ -552,6 +552,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:(?:just|finally|officially|recently)\s+)?got (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
     (r"\b(?:we|i|my (?:wife|husband|partner) and i) (?:have )?(?P<v>separated|divorced)\b", "relationship_status", 3.0),
     (r"\bthe (?P<v>divorce) is final\b", _const("relationship_status"), 3.0),
+    # "divorce got finalised last week. single dad now": the divorce says more than "single"
+    (r"\b(?:the |my |our )?(?P<v>divorce) (?:is|was|got|has been|just got|finally got) (?:now |finally |officially )?"
+     r"(?:finali[sz]ed|through|official|signed)\b", _const("relationship_status"), 3.2),
     (r"\bi(?:'ve| have)? (?:just |finally |officially )?(?P<v>retired)\b", "job", 3.0),
     (_I_AM + r"(?:now )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) now\b", _job_only, 2.5),
     (r"\bmy (?:employer|company|workplace|firm) is (?:now )?" + _V, "employer", 3.0),
