@@ -807,8 +807,8 @@ def test_a_birthday_said_of_the_relative_the_message_names_is_theirs(
                                                                      ("Dev", "diet", "vegetarian")]),
     ("my dads name is gerhard and my moms name is ilse, they live in graz",
      [("Gerhard", "location", "Graz"), ("Ilse", "location", "Graz")]),
-    ("my partner jess is gluten-free and we both love hiking, so suggest trails", [("user", "likes:hiking", "hiking"),
-                                                                ("Jess", "likes:hiking", "hiking")]),
+    ("my partner jess is gluten-free and we both love hiking, so suggest trails", [("user", "hobby:hiking", "hiking"),
+                                                                ("Jess", "hobby:hiking", "hiking")]),
 ])
 def test_what_two_people_both_are_is_each_ones(text: str, shared: list[tuple[str, str, str]]) -> None:
     found = {fact[1:] for fact in _tagged(text)}

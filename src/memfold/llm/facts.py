@@ -516,6 +516,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      _likes_key, 2.5),
     (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?"
      r"fan of|fond of|crazy about) " + _V, _likes_key, 2.5),
+    # "we both love hiking": the speaker's too (what "both" shares is spread by _shared_by_both)
+    (r"\bwe (?:both |all |really |absolutely |also )*(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V, _likes_key, 2.0),
     (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
      r"don't enjoy) " + _NOT_CLEFT + _V, "dislikes", 2.5),
     (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
@@ -1535,6 +1537,8 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
     best = _someone_moved(_jobs_they_do(best, message.text, speaker), message.text, speaker)
     best = _demonym_as_nationality(best)
+    best = _goal_said_whole(_relatives_partner(best, message.text, speaker), message.text)
+    best = _skills_listed(best, message.text)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
     strength = strength if best else 0.0
@@ -1871,6 +1875,50 @@ def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[st
     return best
 
 
+# "my aunt married dominic in june", "my brother is engaged to Sara": the relative's partner
+_MARRIED_WHOM = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) (?:just |finally |recently )?(?:married|got married to|is marrying|"
+                           r"is engaged to|got engaged to|is getting married to) (?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
+_NOT_A_PARTNER = frozenset("a an the his her their my our someone somebody some this that".split())
+
+
+def _relatives_partner(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    for m in _MARRIED_WHOM.finditer(standard_spelling(text)):
+        relation, name = canonical_relation(m["rel"].lower()), m["name"]
+        if relation in RELATION_WORDS and name.lower() not in _NOT_A_PARTNER:
+            subject = f"{speaker}'s {relation}"
+            best.setdefault((subject, "partner"), Found(subject, "partner", proper(name), 2.2))
+    return best
+
+
+_LEVEL_WORDS = r"(?:some|basic|a bit of|a little|a little bit of|intermediate|advanced|fluent|conversational|decent)"
+
+
+def _skills_listed(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    """"I know basic Excel and some SQL": a skill said with its level after a skill read."""
+    for (subject, key), item in list(best.items()):
+        if key.startswith("skill:"):
+            after = re.search(rf"\b{re.escape(item.value)},? (?:and|&|plus) {_LEVEL_WORDS} (?P<next>[^\W\d_][\w+#.-]*)",
+                              text, re.IGNORECASE)
+            if after:
+                next_key = fact_key("skill", after["next"])
+                best.setdefault((subject, next_key), replace(item, key=next_key, value=after["next"]))
+    return best
+
+
+def _goal_said_whole(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    """Two goals read from one run of words ("get" + "cpa license" in "hoping to get my cpa
+    license") are one goal, in the words said."""
+    goals = [(slot, item) for slot, item in best.items() if slot[1].startswith("goal:")]
+    for (slot_a, a), (slot_b, b) in ((x, y) for x in goals for y in goals if x[0] != y[0] and x[0][0] == y[0][0]):
+        whole = re.search(rf"\b{re.escape(a.value)} (?:(?:my|a|an|the|to|some|more) )?{re.escape(b.value)}\b",
+                          text, re.IGNORECASE)
+        if whole and slot_a in best and slot_b in best:
+            del best[slot_a], best[slot_b]
+            key = fact_key("goal", whole[0])
+            best[(slot_a[0], key)] = replace(a, key=key, value=whole[0])
+    return best
+
+
 def _vehicle_driven_for_work(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
     """"I drive a taxi" says a job, not a car owned: the possession read beside a driver's
     job from the same vehicle is dropped."""
@@ -2038,7 +2086,19 @@ def _plausible(item: Found) -> bool:
         return birthday_value(item.value) is not None
     if family == "age":
         return any(ch.isdigit() for ch in item.value) or number_words(item.value) is not None
+    if family == "pet":  # "my dog walker says": a thing of the pet's, no name
+        return folded not in _PET_THINGS
+    if family == "team":  # "im in bed lol", "im in pain": where or how one is, no department
+        return folded not in _IN_A_STATE
     return True
+
+
+# what "i'm in X" says of a moment, never a team (folded, so "the shower" is "the shower")
+_IN_A_STATE = frozenset(word.replace("_", " ") for word in """bed pain love trouble class town hospital school work
+shock tears bits heaven hell charge debt luck time line traffic shower car office gym kitchen rush hurry denial awe agony
+labour labor therapy rehab recovery quarantine isolation lockdown transit uni college garden queue bath er a_meeting
+the_shower the_car the_office the_gym the_kitchen a_rush a_hurry a_mood a_good_mood a_bad_mood the_middle the_way
+the_zone the_loop a_relationship the_garden the_queue a_pickle a_slump a_rut the_hospital the_bath the_er""".split())
 
 
 # a name that is not the speaker's: "I named it Ned", "Hey John!" (chat between friends)
