@@ -152,6 +152,7 @@ _NATIONALITY = re.compile(
 _IS_RELIGION = re.compile(_RELIGION, re.IGNORECASE)
 # "my aunt is a Buddhist nun", "my wife is Brazilian": no name
 _DEMONYM_WORDS = frozenset(word for demonym in DEMONYMS.values() for word in demonym.split())
+_DEMONYMS_SAID = frozenset(DEMONYMS.values())  # whole demonyms, "south african"
 _CAPITAL_NAME = re.compile(
     r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
 
@@ -1100,7 +1101,6 @@ _PET_RULES = (
                + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
 )
 _NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
-_DEMONYM_WORDS = frozenset(demonym.lower() for demonym in DEMONYMS.values())
 # "my pug otis snores", "my cockapoo teddy, hes so fluffy": a pet named in lowercase, the name
 # between the kind and a verb or a comma (not "my dog walker says", "my cat food costs")
 _LOWER_PET = re.compile(r"\b(?i:my|our) (?i:new |little |baby |old )?" + _SPECIES
@@ -1158,7 +1158,7 @@ def _pet_facts(sentence: str, speaker: str) -> list[Found]:
     for rule in _PET_RULES:
         m = rule.search(sentence)
         if m is None or m["name"] in _NOT_PET_NAMES or m["name"].lower() in PET_CANON \
-                or m["name"].lower() in _DEMONYM_WORDS:
+                or m["name"].lower() in _DEMONYMS_SAID:
             continue
         groups = m.groupdict()
         second = groups.get("name2")
@@ -1551,14 +1551,22 @@ _PRONOUN_AGE = re.compile(r"\b(?:she|he)(?:'s|s| is)\s+(?:only |just |now |nearl
                           r"(?! (?:minutes?|mins?|hours?|days?|weeks?|months?|km|miles?|percent|kg|lbs?|cm|feet|ft|in the)\b)"
                           r"(?:\s*(?:years? old|yo))?(?:$|[\s.,!?;)])", re.IGNORECASE)
 _NAMED_FAMILIES = ("child", "pet", "family", "partner")
+_RELATIVE_FAMILIES = ("child", "family", "partner")
+
+
+def _relatives_by_name(best: dict[tuple[str, str], Found], speaker: str,
+                     families: tuple[str, ...] = _RELATIVE_FAMILIES) -> set[str]:
+    """The names the message gives the speaker's relatives, as read ("Zara and Omar" is two
+    people said together, not one name, so it is left out)."""
+    return {item.value for (subject, key), item in best.items()
+            if subject == speaker and key.partition(":")[0] in families and " and " not in item.value}
 
 
 def _pronoun_age(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     """The age said of "she"/"he" in a message that names one person or pet is theirs, not
     the speaker's or an unnamed relative's (the rules read "shes 6" as nobody's or the speaker's)."""
     m = _PRONOUN_AGE.search(standard_spelling(text))
-    names = {item.value for (subject, key), item in best.items()
-             if subject == speaker and key.partition(":")[0] in _NAMED_FAMILIES and " and " not in item.value}
+    names = _relatives_by_name(best, speaker, _NAMED_FAMILIES)
     if m is None or len(names) != 1 or (proper(name := names.pop()), "age") in best:
         return best
     age = m["age"] if m["age"].isdigit() else number_words(m["age"])
@@ -1677,9 +1685,7 @@ def _shared_home(best: dict[tuple[str, str], Found], text: str, speaker: str,
     known from before: "mum moved in with us in limerick")."""
     if not _SHARED_HOME.search(standard_spelling(text)):
         return best
-    others = {proper(item.value) for (subject, key), item in best.items()
-              if subject == speaker and key.partition(":")[0] in ("child", "family", "partner")
-              and " and " not in item.value}
+    others = {proper(name) for name in _relatives_by_name(best, speaker)}
     others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
     others = others or people.named_people(standard_spelling(text)) or _unnamed_relatives(text, speaker)
     if len(others) != 1:
@@ -1734,9 +1740,7 @@ _SPEAKER_BETWEEN = re.compile(r"\b(?:i|i'm|im|me|my|we|our|us|i've|ive)\b|[.!?;]
 
 
 def _pets_own_clause(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
-    pets = [item.value for (subject, key), item in best.items() if subject == speaker and key.startswith("pet:")
-            and " and " not in item.value]
-    for name in pets:
+    for name in _relatives_by_name(best, speaker, ("pet",)):
         said = re.search(rf"\b{re.escape(name)}\b,?\s+(?:has|is|was|'s|got|gets|had)\b", text, re.IGNORECASE)
         if said is None:
             continue
@@ -1823,9 +1827,7 @@ _MY_RELATIVE_DOES = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) " + _DOES_FOR_A_LIVIN
 
 def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     spelled = standard_spelling(text)
-    names = {item.value for (subject, key), item in best.items() if subject == speaker
-             and key.partition(":")[0] in ("family", "child", "partner") and " and " not in item.value}
-    for name in names:
+    for name in _relatives_by_name(best, speaker):
         said = re.search(rf"\b{re.escape(name)}\b,? {_DOES_FOR_A_LIVING}", spelled, re.IGNORECASE)
         if said:
             best.setdefault((name, "job"), Found(name, "job", said["v"], 2.2))
@@ -1853,16 +1855,13 @@ def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str) 
     if m is None or home is None or text.lower().find(home.value.lower(), m.end()) < 0:
         return best
     relation = canonical_relation(m["who"].lower())
-    names = {item.value for (subject, key), item in best.items() if subject == speaker
-             and key.partition(":")[0] in _NAMED_FAMILIES and item.value.lower() == m["who"].lower()}
+    names = {name for name in _relatives_by_name(best, speaker, _NAMED_FAMILIES)
+             if name.lower() == m["who"].lower()}
     who = names.pop() if names else f"{speaker}'s {relation}" if relation in RELATION_WORDS else None
     if who is not None:
         del best[(speaker, "location")]
         best[(who, "location")] = replace(home, subject=who)
     return best
-
-
-_DEMONYMS_SAID = frozenset(DEMONYMS.values())
 
 
 def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
@@ -1965,8 +1964,7 @@ def _sharers(before: str, speaker: str, best: dict[tuple[str, str], Found], said
     """The people a "both" sentence names before it: the speaker ("me", "I", "we") and each
     conjunct a relative or a capitalised name opens."""
     people = {speaker} if said.lower().startswith(("we", "and")) else set()
-    relatives = {proper(item.value) for (subject, key), item in best.items()
-                 if subject == speaker and key.partition(":")[0] in ("family", "child", "partner")}
+    relatives = {proper(name) for name in _relatives_by_name(best, speaker)}
     for piece in filter(None, _CONJUNCTS.split(re.sub(r"\s*\([^)]*\)", "", before).strip())):
         last = piece.split()[-1]
         if proper(last) in relatives:  # "my kids are Zara (9) and Omar (6)"
