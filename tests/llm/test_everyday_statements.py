@@ -1052,3 +1052,83 @@ def test_a_relatives_team() -> None:
 def test_a_finalised_divorce_says_more_than_single() -> None:
     assert ("add", "user", "relationship_status", "divorced") in _found(
         "divorce got finalised last week. single dad now i guess")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    # religions said by the faith's name, and "id" for "I'd"
+    ("ive converted to islam, took my shahada last ramadan", ("add", "user", "religion", "Muslim")),
+    ("honestly id call myself a quaker now", ("add", "user", "religion", "Quaker")),
+    # a partner by "better half", a parent by the family's word, a pet by a cross-breed
+    ("my better half dimitri keeps stealing my hoodies", ("add", "user", "partner", "Dimitri")),
+    ("my amma only speaks tamil so can you translate this", ("add", "user's mom", "language", "Tamil")),
+    ("i have a cavoodle named pickle and shes scared of the vacuum", ("add", "user", "pet:dog", "Pickle")),
+    # a pet's or a child's age said before the name
+    ("i have a 10 year old tabby named simba", ("add", "Simba", "age", "10")),
+    ("i have a 2 yr old called theo and a newborn, isla", ("add", "Theo", "age", "2")),
+    # the speaker speaking: "X here" after a greeting, and what is said of their own name
+    ("hello po, Rosario here, retired nurse, 67 years old and living in Quezon City",
+     ("add", "user", "location", "Quezon City")),
+    ("yo its dani, 19, sophomore at UT Austin", ("add", "user", "age", "19")),
+    # homes said by how long, by where one settled, by a job's place
+    ("I'm Chilean but I've lived in Melbourne since 2019.", ("add", "user", "location", "Melbourne")),
+    ("kraków chapter is over, settled in wrocław now, way closer to the office",
+     ("add", "user", "location", "Wrocław")),
+    ("i am smallholder farmer near Kericho.", ("add", "user", "location", "Kericho")),
+    ("Hi, I'm a retired engineer from Bangalore, now settled in Mysore.", ("add", "user", "hometown", "Bangalore")),
+    # where one works and in which team
+    ("i work at a call centre for vodacom, night shifts", ("add", "user", "employer", "Vodacom")),
+    ("im on the data platform team at zalando, how do i explain what we do", ("add", "user", "employer", "Zalando")),
+    ("im at accenture in the strategy practice", ("add", "user", "team", "strategy")),
+    ("I work in claims at Allianz, boring but stable.", ("add", "user", "team", "claims")),
+    # statuses said by what happened
+    ("my husband passed 2 years ago and im still not used to cooking for one",
+     ("add", "user", "relationship_status", "widowed")),
+    ("we did it! tied the knot on saturday", ("add", "user", "relationship_status", "married")),
+    ("arnav proposed on the beach in goa and i said yes!!", ("add", "user", "relationship_status", "engaged")),
+    # diets said by plural, by "plants only", without the "I", and by the name given last
+    ("were the only vegans in the family and xmas dinner is coming", ("add", "user", "diet", "vegan")),
+    ("ive stopped eating fish too, plants only from now on", ("add", "user", "diet", "vegan")),
+    ("dont eat meat anymore", ("add", "user", "diet", "vegetarian")),
+    ("i dont eat meat but fish is fine, pescatarian i guess", ("add", "user", "diet", "pescatarian")),
+    # the main language by what one thinks in; a name to be called by
+    ("honestly after 20 years in stockholm i think and dream in swedish", ("add", "user", "language", "Swedish")),
+    ("actually can you use my full name katarzyna from now on", ("add", "user", "name", "Katarzyna")),
+    ("actually use olumide in full, olu feels too casual", ("add", "user", "name", "Olumide")),
+])
+def test_everyday_phrasings_of_stable_facts(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("irish-nigerian, grew up in cork, now in berlin", ("add", "user", "nationality", "Irish-Nigerian")),
+    ("my friend Efua is a ghanaian architect based in accra", ("add", "Efua", "nationality", "Ghanaian")),
+    ("my friend Efua is a ghanaian architect based in accra", ("add", "Efua", "job", "architect")),
+    ("we got engaged!!! me and tomás. can u help me think of a venue", ("add", "user", "partner", "Tomás")),
+    ("my boyfriend hates when i plan things last minute lol, hes an accountant",
+     ("add", "user's boyfriend", "job", "accountant")),
+    ("Amharic is my mother tongue, english came later", ("add", "user", "language", "Amharic")),
+])
+def test_who_a_fact_belongs_to_and_what_kind_it_is(text: str, fact: tuple[str, str, str, str]) -> None:
+    found = {(action, subject, key, value.casefold()) for action, subject, key, value in _tagged(text)}
+    assert (fact[0], fact[1], fact[2], fact[3].casefold()) in found
+
+
+@pytest.mark.parametrize(("text", "absent"), [
+    ("my dream is to visit all 7 continents before im 40", ("user", "age")),  # an age to come
+    ("have a 2 yr old and a newborn, how do i get any sleep", ("user", "age")),  # the child's age
+    ("we own a small apartment in tbilisi that we rent out", ("user", "location")),  # a property, no home
+    ("the grandkids made me a cake shaped like a fish", ("user", "job")),  # no job made
+    ("my sister is a french teacher in lyon", ("user's sister", "nationality")),  # teaches French
+    ("okafor retired so im seeing dr mensah now", ("user", "partner")),  # a doctor, no date
+])
+def test_what_is_not_a_fact_of_the_one_it_seems_to_be(text: str, absent: tuple[str, str]) -> None:
+    assert absent not in {(subject, key) for _, subject, key, _ in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("i hate cucumber sooo much 🤢 and mom puts it in gimbap", ("add", "user", "dislikes:cucumber", "cucumber")),
+    ("my favourite football team is Al Ahly obviously 🦅 help me write a chant",
+     ("add", "user", "favorite:team", "Al Ahly")),
+])
+def test_an_emoji_or_an_intensifier_ends_a_value(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)

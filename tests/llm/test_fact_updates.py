@@ -894,3 +894,58 @@ def test_a_diagnosis_corrected_names_the_stored_one_by_its_stem(text: str) -> No
                                                                                           "hairline fracture")
     retired = replaced_siblings(found, _message(text), stored)
     assert ("delete", "health:sprained_ankle") in {(f.action, f.key) for f in retired}
+
+
+@pytest.mark.parametrize(("text", "old", "new"), [
+    ("good news the allergy test says its not cats its dust mites 🙃 so the kitten can stay", "cats", "dust mites"),
+    ("did a proper allergy test, turns out its not amoxicillin, its sulfa drugs", "amoxicillin", "sulfa drugs"),
+])
+def test_a_swapped_allergy_takes_its_own_key_and_retires_the_old(text: str, old: str, new: str) -> None:
+    from memfold.llm.facts import swapped_values
+
+    stored = {("user", f"allergy:{old.replace(' ', '_')}"): old}
+    found = swapped_values(_message(text), sentences(text), stored)
+    assert [(f.key, f.value) for f in found] == [(f"allergy:{new.replace(' ', '_')}", new)]
+    retired = replaced_siblings(found, _message(text), stored)
+    assert ("delete", f"allergy:{old}") in {(f.action, f.key) for f in retired}
+
+
+@pytest.mark.parametrize(("text", "stored", "new"), [
+    ("priya moved out and ezra moved in, need to redo the bills sheet", ("family:flatmate", "Priya"), "ezra"),
+    ("okafor retired so im seeing dr mensah now, need to transfer my records", ("family:doctor", "Dr Okafor"),
+     "dr mensah"),
+])
+def test_a_stored_role_taken_by_someone_new(text: str, stored: tuple[str, str], new: str) -> None:
+    from memfold.llm.facts import role_successor
+
+    found = role_successor(_message(text), sentences(text), {("user", stored[0]): stored[1]})
+    assert [(f.key, f.value.casefold()) for f in found] == [(stored[0], new)]
+
+
+@pytest.mark.parametrize(("text", "who", "old", "new"), [
+    ("obi has moved on from blue, everything has to be purple now, even his toothbrush", "Obi", "blue", "purple"),
+    ("emi says pink is for babies and now everything must be green, redo the party ideas", "Emi", "pink", "green"),
+])
+def test_a_named_childs_favourite_said_as_everything_must_be(text: str, who: str, old: str, new: str) -> None:
+    from memfold.llm.facts import favorite_of_stored_person
+
+    stored = {(who, "favorite:color"): old, ("user", f"child:{who.lower()}"): who}
+    found = favorite_of_stored_person(_message(text), sentences(text), stored)
+    assert [(f.subject, f.key, f.value) for f in found] == [(who, "favorite:color", new)]
+
+
+def test_a_switch_names_a_person_by_a_possessive_without_its_apostrophe() -> None:
+    from memfold.llm.facts import value_switched
+
+    text = "devs gone off cricket since the match fixing drama, hes all about pickleball now"
+    stored = {("Dev", "likes:cricket"): "cricket", ("user", "partner"): "Dev"}
+    found = value_switched(_message(text), sentences(text), stored)
+    assert {(f.action, f.subject, f.key) for f in found} == {("add", "Dev", "likes:pickleball"),
+                                                             ("delete", "Dev", "likes:cricket")}
+
+
+def test_a_negation_after_so_is_its_own_clause() -> None:
+    text = "saoirse got promoted to deputy head so shes barely in the classroom anymore"
+    stored = {("user", "partner"): "Saoirse", ("Saoirse", "job"): "secondary school teacher"}
+    found, _strength = extract_facts(_message(text), stored=stored)
+    assert [(f.action, f.subject, f.value) for f in found if f.key == "job"] == [("add", "Saoirse", "deputy head")]

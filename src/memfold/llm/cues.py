@@ -95,13 +95,15 @@ _REACTION = re.compile(
     r"i'm (?:so )?(?:glad|happy|sorry|proud) (?:for|to hear|that you|of you))\b")
 # "were you there?" asks; "were engaged, wedding next year" is "we're" typed without its
 # apostrophe: a question's "were" is followed by who or what it asks about
-WERE_ASKS = (r"were(?= (?:you|they|we|there|the|these|those|i|he|she|it|all|any|my|your|his|her|their|our|"
+WERE_ASKS = (r"were(?! the only\b)(?= (?:you|they|we|there|the|these|those|i|he|she|it|all|any|my|your|his|her|their|our|"
              r"both|not|u|ya|people|things)\b)")
 # "can't handle horror anymore", "don't eat pork", "didn't get the job": a negative verb
 # opens a statement, not a question
 _QUESTION_START = re.compile(
     r"^(?:what|who|where|when|why|how|which|whose|is|are|was|" + WERE_ASKS + r"|will|any|anything|tell me|"
-    r"remind me|any idea|got any|(?:do|does|did|can|could|would|should|have|has)(?!n?['\u2019]?t\b))\b")
+    r"remind me|any idea|got any|(?:can|could|would|should)(?!n?['\u2019]?t\b)|"
+    # "did a proper allergy test", "have a 2 yr old": a verb whose subject was dropped opens a statement
+    r"(?:do|does|did|have|has)(?!n?['\u2019]?t\b)(?! (?:a|an|some|two|three|four|five|\d+)\b))\b")
 _REQUEST = re.compile(
     r"^(?:please |pls |can you |could you |would you |will you )?(?:remind|tell|show|give|"
     r"help|explain|summari[sz]e|translate|write|draft|list|find|recommend|suggest|check|"
@@ -143,9 +145,11 @@ _REMINDER_REQUEST = re.compile(
 
 
 # "can you call me dani from now on?": the name asked for is a statement of it
-_CALL_ME = re.compile(_LEAD + _ASK + r"call me (?P<name>(?!(?:a|an|the|back|later|when|if|tomorrow|tonight|at|on|"
+# "can you use my full name katarzyna from now on", "use olumide in full": a name to be called by
+_CALL_ME = re.compile(_LEAD + r"(?:actually,? |from now on,? )?" + _ASK
+                      + r"(?:call me|use my (?:full |real |proper |legal )?name,?|use(?= \w+ in full\b)) (?P<name>(?!(?:a|an|the|back|later|when|if|tomorrow|tonight|at|on|"
                       r"in|after|before|now|asap|please|pls|plz|up|out|sometime|whenever|anytime|first|again)\b)"
-                      r"[^\W\d_][\w'-]*)\b(?P<rest>[^?]*)\?*\s*$", re.IGNORECASE)
+                      r"[^\W\d_][\w'-]*)\b(?: in full\b)?(?P<rest>[^?]*)\?*\s*$", re.IGNORECASE)
 
 
 def unwrap_request(sentence: str) -> str:
@@ -193,6 +197,11 @@ SELF_INTRODUCTION = re.compile(
     r"saturday|sunday|christmas|my)\b)(?![\w'-]{3,}ing\b)[^\W\d_][\w'-]+(?! (?:here|again)\b)|(?-i:[A-Z])[\w'-]+(?= here\b| again\b))(?: here| again)?\W*$", re.IGNORECASE)
 
 
+# "hello po, Rosario here, retired nurse, 67": a greeting, then who is speaking and what they say
+_GREETING_THEN_HERE = re.compile(r"^\W*(?:hi+|hey+|hello|hiya|heya|yo|hola|good morning|morning|evening)\b[\w ]{0,12}?"
+                                 r"[,!.]+\s*(?:it's |its |this is )?[^\W\d_][\w'-]+ here\b,? \w")
+
+
 def is_content_sentence(sentence: str) -> bool:
     """False for questions, greetings and reactions: sentences that carry no memory.
 
@@ -200,7 +209,7 @@ def is_content_sentence(sentence: str) -> bool:
     first-person clause ("That's so cool, I went there last year") is content.
     """
     low = sentence.lower().strip()
-    if SELF_INTRODUCTION.match(sentence.strip()):  # case kept: "its Mike here" needs the capital
+    if SELF_INTRODUCTION.match(sentence.strip()) or _GREETING_THEN_HERE.match(low):  # "its Mike here" needs the capital
         return True
     rest = _INTERJECTION.sub("", low)
     if low.endswith("?") or _QUESTION_START.match(low) or (_GREETING.match(low) and not _STATED_AFTER.match(rest)):
@@ -332,7 +341,8 @@ _NAMED_NEXT = re.compile(r"^(?:(?:his|her|its|their) names?(?: is|'s)?|(?:he|she
 # no content of its own); the tail is a question word or request, or a few words after a comma
 _QUESTION_TAIL = re.compile(
     r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
-    r"(?:(?:so|and|but|then)\s+)?(?:(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
+    r"(?:(?:so|and|but|then)\s+)?(?:(?:[\w'-]+\s+){0,2}?(?:ideas?|tips|suggestions|recommendations)\b[^.!?]*|"
+    r"(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
     r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
     r"pls|please|plan|swap|find|write|make|explain|check|show|list|draft|pick|choose|create|translate|"
     r"convert|fix|best|good|cheap|cheapest|easiest|quickest)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$",

@@ -28,7 +28,7 @@ from memfold.llm.people import KnownPeople, without_accents
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
-from memfold.llm.values import content_words
+from memfold.llm.values import RELIGION_NOUNS, content_words
 from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
 from memfold.llm.values import birthday as birthday_value
 from memfold.llm.values import (
@@ -70,7 +70,8 @@ _PARENT = frozenset(
 # lactose intolerance is a health condition (health:lactose_intolerance), not a diet: it
 # goes with any diet ("vegetarian and lactose intolerant")
 _DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|keto|paleo|gluten[- ]free|"
-          "dairy[- ]free|lactose[- ]free|kosher|halal|plant[- ]based")
+          "dairy[- ]free|lactose[- ]free|kosher|halal|plant[- ]based|plants only")
+_RELIGION_NOUN = "|".join(RELIGION_NOUNS)  # "converted to islam"
 _IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
              "non-?binary|asexual|pansexual")
 _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh|quaker|"
@@ -101,11 +102,14 @@ _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|s
               "twin brother|twin sister|mother-in-law|father-in-law|sister-in-law|brother-in-law|"
               "son-in-law|daughter-in-law|parents-in-law|"
               "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather|"
-              "gp|doctor|therapist|dentist|personal trainer|trainer|tutor|landlord|landlady|team lead|supervisor|coach|twin")
+              "gp|doctor|therapist|dentist|personal trainer|trainer|tutor|landlord|landlady|team lead|supervisor|coach|twin|better half|other half")
 _PARTNERS = frozenset(
     "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
 _THING = r"(?P<v>(?!(?:i|it|that|this|the same)\b)[\w'&-]+(?: [\w'&-]+){0,3}?)"
+# an organisation named after "at"/"for": capitalised words, or up to three lower-case words to the clause's end
+_ORG = (r"(?:the )?(?P<v>(?!(?:home|night|weekends|the moment|least|first|a|an|my|our)\b)[\w&'.-]+(?: [\w&'.-]+){0,2}?)"
+        r"(?=\s*(?:$|[,.!?;:)]|\s(?:now|lol|btw|and|but|so|for|as|since|on|in|which|where|who|tho|though|\d)\b))")
 _HOME_PLACE = (r"(?!(?:the|a|an|my|our|remote|part|full|new|another|different|working|work|home|a?n other)\b)(?P<v>[\w'-]+(?: [\w'-]+)?)(?=\s+(?:went|was|is|are|has|and|but|so|tho|though|finally|"
                r"last|this|yesterday|today|since|now|as of)\b|\s*[,.!?;]|$)")
 # "what i dislike now is small talk": the verb's object is after "is" (the pseudo-cleft rules)
@@ -119,19 +123,21 @@ _HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|serious
           r"(?:it|they) (?:tastes?|smells?|looks?|feels?|makes?|gives?)|it's|they're|"
           r"(?:in|by) (?:january|february|march|april|may|june|july|august|september|october|november|"
           r"december|summer|winter|spring|autumn|the end of|end of|next year|this year|\d{4})")
+# an emoji ends what was said ("cheese 😭 any cheeses that are low lactose")
+_EMOJI_ON = "\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F].*$"
 _STOP_VALUE = re.compile(
-    r"\s+(?:and|but|because|bc|cuz|coz|so|since|which|who|when|where|while|though|although|as|if|"
+    r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
     r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|for (?:work|good|now|school|uni|"
-    r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+    r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
-    r"\s+(?:and|but|because|bc|cuz|coz|so|since|which|who|when|where|while|though|although|as|if|"
+    r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|" + _HEDGE + r")"
-    r"\b.*$|\s+[-\u2013\u2014]\s.*$", re.IGNORECASE)
+    r"\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
                         re.IGNORECASE)
@@ -273,6 +279,14 @@ def _employer_after_job(m: re.Match[str]) -> str | None:
 _MAIN_LANGUAGE = re.compile(r"\b(?:native(?:ly)?|first|mother tongue|mostly|mainly|at home|all day|every day|"
                             r"with my (?:mum|mom|mother|dad|father|parents|family|grandparents|kids|children))\b",
                             re.IGNORECASE)
+
+
+# language names: the demonyms that name one ("swedish", "french") and languages no country is named for
+_LANGUAGE_NAMES = "|".join(sorted({*(d for d in DEMONYMS.values() if " " not in d), *(
+    "english tamil amharic swahili hindi urdu tagalog filipino cantonese mandarin punjabi bengali gujarati "
+    "marathi telugu kannada malayalam yoruba igbo hausa zulu xhosa afrikaans catalan basque galician welsh "
+    "gaelic hebrew arabic farsi persian pashto kurdish berber wolof twi somali tigrinya oromo malay javanese "
+    "sinhala nepali khmer lao burmese tok pisin creole patois esperanto latin").split()}, key=len, reverse=True))
 
 
 def _speak_key(m: re.Match[str]) -> str:
@@ -425,6 +439,9 @@ _AGE_WORDS = (r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]
 _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+" + _NAME_VALUE,
      "name", 3.0),
+    # "can you use my full name katarzyna from now on", "use olumide in full"
+    (r"\buse my (?:full |real |proper |legal )?name,? " + _NAME_VALUE, "name", 3.0),
+    (r"\buse (?P<v>(?!(?:it|that|this|them|him|her|my|the|a|an)\b)[^\W\d_][\w'-]+) in full\b", "name", 3.0),
     # "hi im mohammed", "hey its Chris": a greeting, then who is speaking, and nothing else
     (SELF_INTRODUCTION.pattern, "name", 3.0),
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
@@ -507,9 +524,11 @@ _RULE_SPECS: list[_RuleSpec] = [
      "relationship_status", 3.0),
     (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
     (_I_AM + r"(?P<v>not (?:very |really |particularly |that )?religious)\b", "religion", 3.0),
-    (r"(?:" + _I_AM + r"|\bi(?:'d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
+    (r"(?:" + _I_AM + r"|\bi(?:'d|d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
      r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
      r"(?P<v>(?:" + _RELIGION + r")(?: (?:christian|muslim|jew|catholic|buddhist|hindu))?)\b", "religion", 3.0),
+    (r"\b(?:i(?:'ve| have)? |ive )?(?:converted|converting|reverted) to (?P<v>" + _RELIGION + "|" + _RELIGION_NOUN
+     + r")\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
@@ -582,6 +601,26 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"[,;]\s*(?:i was |was )?born (?:and raised )?in " + _HOME_PLACE, "hometown", 2.0),
     (r"[,;]\s*(?:i'm |currently |now )?based (?:in|out of) " + _HOME_PLACE, "location", 2.5),
     (r"[,;]\s*(?:i )?live in " + _HOME_PLACE, "location", 2.5),
+    (r"\bi(?:'ve| have)? (?:lived|been living|been based) (?:here )?in " + _HOME_PLACE, "location", 2.5),
+    # "i think and dream in swedish", "english is what i think in": the main language
+    (r"\bi (?:mostly |mainly |now |even )?(?:think|dream|count)(?: and (?:dream|think|count))? in (?P<v>" + _LANGUAGE_NAMES
+     + r")\b", "language", 2.5),
+    (r"\b(?P<v>" + _LANGUAGE_NAMES + r") is (?:what|the language) i (?:mostly |mainly |now |actually )?(?:think|dream)\b",
+     "language", 2.5),
+    # "kraków chapter is over, settled in wrocław now"; "packed up and went to calgary for a job"
+    (r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in " + _HOME_PLACE, "location", 2.5),
+    (r"\b(?:moved|relocated|went|headed) (?:over |out |back )?to (?P<v>[\w'-]+(?: [\w'-]+)?) for (?:(?:a|the|his|her|"
+     r"their|my) (?:new )?(?:job|role|position|post)|work|uni|university|college|good)\b", "location", 2.2),
+    # "i work at a call centre for vodacom", "im on the data platform team at zalando", "i work in
+    # the ER at hospital italiano", "im at accenture in the strategy practice": where and in which team
+    (r"\bi (?:work|am working|'m working) (?:at|in) an? [\w -]{2,30}? for " + _ORG, "employer", 3.1),
+    (r"\b(?:on|in) the [\w&-]+(?: [\w&-]+)? (?:team|department|dept|division|unit) (?:at|for) " + _ORG,
+     "employer", 2.5),
+    (r"\bi (?:work|am working|'m working) in (?:the )?(?P<v>[\w&-]+(?: [\w&-]+)?) (?:department |dept |team )?"
+     r"at (?!(?:home|night|weekends)\b)", "team", 3.1),
+    (r"\bi (?:work|am working|'m working) in (?:the )?[\w&-]+(?: [\w&-]+)? (?:department |dept |team )?at " + _ORG,
+     "employer", 3.1),
+    (r"\bin the (?P<v>[\w&-]+(?: [\w&-]+)?) (?:practice|department|dept|division|unit|group)\b", "team", 2.5),
     (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
     (r"\b(?:the|our|my) new (?:place|flat|apartment|house|home|digs|condo) in " + _HOME_PLACE, "location", 2.0),
     (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
@@ -602,7 +641,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"officially |just |happily )?(?P<v>married|engaged|divorced|separated|single again|widowed)\b",
      "relationship_status", 3.0),
     (_I_AM + r"(?:an? )?(?P<v>widow|widower)\b", _const("relationship_status"), 2.5),
-    (r"\b(?:they |i )?(?:made me|promoted me to|bumped me up to|got promoted to|was promoted to|"
+    # "they made me team lead" (not "the grandkids made me a cake"): a job word heads it
+    (r"\b(?:they |i )?made me (?:an? |the )?" + _V, _job_only, 3.0),
+    (r"\b(?:they |i )?(?:promoted me to|bumped me up to|got promoted to|was promoted to|"
      r"got hired as|was hired as|got a job as|took a job as|title changed to|title is now) (?:an? |the )?"
      + _V, "job", 3.0),
     (r"(?:^|,\s*|!\s*)(?P<v>(?:[\w-]+ ){0,2}[\w-]+) now\b(?! (?:that|and|i|we)\b)", _job_only, 2.0),
@@ -618,6 +659,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?P<v>[A-Z][\w'-]+"
      r"(?:,? (?-i:[A-Z])[\w'-]+){0,2})", "location", 2.0),  # "bergen, apparently": no capital, no place
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
+    # "a vegetarian who eats fish now, so pescatarian I guess": the name given last is the diet
+    (r"(?:\b(?:so|which makes me|that makes me|technically) |[,;]\s*)(?:i'm |i am )?(?:an? )?(?P<v>" + _DIETS
+     + r")(?= i guess\b| i suppose\b| then\b| technically\b| really\b|,? (?:lol|haha)\b)", "diet", 3.1),
+    (r"\b(?:we're|we are|were|i'm|i am)(?: the only| both| all)? (?P<v>vegans|vegetarians|pescatarians)\b", "diet", 2.5),
     (r"\b(?P<v>" + _DIETS + r") (?:now|again|these days|from now on)\b", "diet", 2.5),
     # the subject dropped: "keto since january, down 8kg", "plant based for 3 years"
     (r"^\W*(?:(?:strictly|fully|mostly|been) )?(?P<v>" + _DIETS + r") (?:since|for (?:the (?:last|past) )?"
@@ -679,6 +724,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) " + _V, _employer_after_job, 2.5),
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) in (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
      _location_after_job, 2.0),
+    # "i am smallholder farmer near Kericho", "I'm a retired engineer from Bangalore"
+    (_I_AM + r"(?:an? |the )?(?:(?:[\w-]+ ){0,3}[\w-]+) near (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
+     _location_after_job, 2.0),
+    (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) from (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
+     lambda m: "hometown" if _location_after_job(m) else None, 2.0),
     (r"\bi(?:'m| am| work| worked| now work)\s+(?:as (?:an? )?|an? |the )?(?:[\w-]+ ){0,3}?(?:at|for|with) "
      r"(?:an? |the )?[\w&'.-]+(?: [\w&'.-]+){0,3}? in (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
      _location_after_workplace, 2.0),
@@ -887,7 +937,7 @@ _REL_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", "fat
 
 def _relation_key(rel: str, name: str) -> str:
     """partner; child:NAME for a son or daughter (several children); family:RELATION."""
-    if rel in _PARTNERS:
+    if rel in _PARTNERS or RELATION_CANON.get(rel) == "partner":  # "my better half dimitri"
         return "partner"
     if rel in _CHILDREN:
         return f"child:{slug(name)}"
@@ -1104,7 +1154,7 @@ _NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
 # "my pug otis snores", "my cockapoo teddy, hes so fluffy": a pet named in lowercase, the name
 # between the kind and a verb or a comma (not "my dog walker says", "my cat food costs")
 _LOWER_PET = re.compile(r"\b(?i:my|our) (?i:new |little |baby |old )?" + _SPECIES
-                        + r" (?P<name>[a-z]{2,})(?=,| (?:is|was|has|had|keeps|won't|wont|doesn't|"
+                        + r" (?P<name>[a-z]{2,})(?=,|$| (?:is|was|has|had|keeps|won't|wont|doesn't|"
                           r"can't|will|[a-z]{2,}[^s\W]s)\b)")
 _PET_THINGS = frozenset("food walker sitter park bed toy toys hair bowl vet insurance tree door litter crate collar "
                         "lead leash breeder groomer trainer flap box tower treats kibble house run fur poo poop "
@@ -1141,15 +1191,19 @@ _ANY_SPECIES = r"(?P<species>" + _PETS + "|" + _BREEDS + "|" + "|".join(sorted(_
 _OWNED_LEAD = re.compile(r"^\W*(?:(?:and|also|plus) )?(?:(?:i|we)(?: just| finally| recently| also)? (?:have|'ve got|"
                          r"have got|own|adopted|got|rescued)|(?:just |finally |also )?(?:got|adopted|rescued)|an?|one)\b",
                          re.IGNORECASE)
-_OWNED_NAMED = re.compile(r"\b(?:an?|one) (?:[\w-]+ ){0,2}?" + _ANY_SPECIES + r" (?:named|called) (?P<name>(?!(?:the|a|an|"
+_OWNED_NAMED = re.compile(r"\b(?:an?|one) (?:(?P<age>\d{1,2})[- ](?:years?|yrs?|yr)[- ]old )?(?:[\w-]+ ){0,2}?" + _ANY_SPECIES + r" (?:named|called) (?P<name>(?!(?:the|a|an|"
                           r"after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,})\b", re.IGNORECASE)
 
 
 def _owned_named_pets(sentence: str, speaker: str) -> list[Found]:
     if not _OWNED_LEAD.match(sentence):
         return []
-    return [Found(speaker, f"pet:{_singular(m['species'])}", proper(m["name"]), 2.5)
-            for m in _OWNED_NAMED.finditer(sentence) if m["name"].lower() not in _NOT_LOWER_NAMES]
+    found = []
+    for m in _OWNED_NAMED.finditer(sentence):
+        if m["name"].lower() not in _NOT_LOWER_NAMES:  # "a 10 year old tabby named simba": Simba is 10
+            found.append(Found(speaker, f"pet:{_singular(m['species'])}", proper(m["name"]), 2.5))
+            found += [Found(proper(m["name"]), "age", m["age"], 2.5)] if m["age"] else []
+    return found
 
 
 def _pet_facts(sentence: str, speaker: str) -> list[Found]:
@@ -1393,8 +1447,12 @@ _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
                         r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
                         r"(?:^\W*|[,;]\s*)(?:main |big |biggest )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
-                        r"(?: is|:)\s", re.IGNORECASE)
-_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.IGNORECASE)
+                        r"(?: is|:)\s|"
+                        # ...or says who is speaking by "X here" ("hello po, Rosario here, retired nurse, 67")
+                        r"(?:^\W*|[,;.!]\s*)[^\W\d_][\w'-]+(?: [\w'-]+){0,3} here\b(?!\s+(?:is|are|was|in|at|to|for|and)\b)|"
+                        r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in\b",
+                        re.IGNORECASE)
+_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b|^\W*were\b", re.IGNORECASE)  # "were" typed for "we're"
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
     "sorry glad happy fine good great okay ok here back home sure tired excited done ready "
@@ -1457,8 +1515,9 @@ def _hobby_as_activity(item: Found) -> Found:
         # the value stays the words said; its stored spelling is the activity (values.normalise_value)
         return replace(item, key=fact_key("hobby", HOBBY_AGENTS[words[-1]]), value=item.value)
     if family != "hobby" or not words or words[0] not in _HOBBY_VERBS or words[0] == "play" \
-            or (len(words) == 1 or not words[1].isalpha()) and item.value.lower() not in _HOBBY_VERBS:
-        return item  # "my hobby is crochet 🧶": a noun as much as a verb
+            or (len(words) == 1 or not words[1].isalpha()) and item.value.lower() not in _HOBBY_VERBS \
+            or item.value.lower() == "crochet":
+        return item  # "my hobby is crochet": the craft's name is a noun as much as a verb
     activity = " ".join([gerund(words[0]), *item.value.split()[1:]])
     return replace(item, key=fact_key("hobby", activity), value=activity)
 
@@ -1526,7 +1585,9 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
-    best = _no_age_of_a_thing(best, message.text, speaker)
+    best = _no_home_of_a_thing(_no_age_of_a_thing(best, message.text, speaker), message.text)
+    best = _pronoun_job(_own_mother_tongue(best, message.text, speaker), message.text, speaker)
+    best = _aged_and_named(best, message.text, speaker)
     best = _twins_as_children(_shared_home(best, message.text, speaker, people), message.text, speaker)
     best = _moved_to_team(best, message.text, speaker)
     best = _relatives_relations(best, message.text, speaker)
@@ -1536,7 +1597,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _with_region(_whole_place(best, message.text), message.text)
     best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
     best = _someone_moved(_jobs_they_do(best, message.text, speaker), message.text, speaker)
-    best = _demonym_as_nationality(best)
+    best = _demonym_as_nationality(_said_of_own_name(_couple_named(best, message.text, speaker), speaker))
     best = _goal_said_whole(_relatives_partner(best, message.text, speaker), message.text)
     best = _skills_listed(best, message.text)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
@@ -1588,9 +1649,89 @@ def _no_age_of_a_thing(best: dict[tuple[str, str], Found], text: str, speaker: s
     """The speaker's age read from the number a pet's or a thing's age is said with is dropped
     (the tagger gives an unnamed pet's age to the speaker)."""
     mine = best.get((speaker, "age"))
-    if mine is not None and any(m["age"] == mine.value for m in _THINGS_AGE.finditer(standard_spelling(text))):
+    spelled = standard_spelling(text)
+    if mine is not None and (any(m["age"] == mine.value for m in _THINGS_AGE.finditer(spelled))
+                             or any(m["age"] == mine.value for m in _AGE_TO_COME.finditer(spelled))
+                             or any(m["age"] == mine.value for m in _SOMEONE_AGED.finditer(spelled))):
         del best[(speaker, "age")]
     return best
+
+
+# "visit all 7 continents before im 40", "retire by the time i'm 55": an age to come, not the age now
+# "we own a small apartment in tbilisi that we rent out", "mom puts it in gimbap": a place a
+# thing is in, not anyone's home
+_THING_IN = re.compile(r"\b(?:(?:puts?|putting) (?:it|them)|(?<!\bmy )(?<!\bour )(?<!\btheir )(?<!\bhis )(?<!\bher )"
+                       r"(?:own|owns|rent(?:ing)? out|rents out) (?:an? |the |two |three |\d+ )?(?:[\w-]+ ){0,2}?"
+                       r"(?:flat|apartment|house|property|condo|villa|cottage|holiday home|studio)s?) in (?P<place>[\w'-]+)",
+                       re.IGNORECASE)
+
+
+_MOTHER_TONGUE = re.compile(r"\bmother tongue\b", re.IGNORECASE)
+_MOTHER_SAID = re.compile(r"\b(?:mom|mum|mother(?! tongue)|mama|ma)\b", re.IGNORECASE)
+
+
+def _own_mother_tongue(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """"Amharic is my mother tongue": the speaker's language, no mother's (none is said)."""
+    mom = f"{speaker}'s mom"
+    if (mom, "language") in best and _MOTHER_TONGUE.search(text) and not _MOTHER_SAID.search(text):
+        best.setdefault((speaker, "language"), replace(best.pop((mom, "language")), subject=speaker))
+    return best
+
+
+# "my boyfriend hates last minute plans lol, hes an accountant": the job is his
+_PRONOUN_JOB = re.compile(r"\b(?:she|he)(?:'s|s| is) (?:now |also |actually )?an? (?P<job>[\w -]+?)"
+                          r"(?=\s*[,.!;?]|\s+(?:so|and|but|at|for|now|lol|btw|who|which|too)\b|$)", re.IGNORECASE)
+
+
+def _pronoun_job(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    mine = best.get((speaker, "job"))
+    m = _PRONOUN_JOB.search(standard_spelling(text)) if mine is not None else None
+    if m is None or not _folded(m["job"]).endswith(_folded(mine.value)) or _SPEAKER_IS_A.search(text):
+        return best
+    others = {proper(name) for name in _relatives_by_name(best, speaker)}
+    others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
+    relations = {canonical_relation(r["rel"].lower()) for r in _MY_RELATION.finditer(standard_spelling(text))}
+    others = others or {f"{speaker}'s {relation}" for relation in relations & RELATION_WORDS}
+    if len(others) == 1 and (other := others.pop(), "job") not in best:
+        del best[(speaker, "job")]
+        best[(other, "job")] = replace(mine, subject=other)
+    return best
+
+
+_SPEAKER_IS_A = re.compile(r"\b(?:i'm|im|i am|i work as)\s+(?:an?\s)", re.IGNORECASE)
+
+
+# "i have a 2 yr old called theo": Theo is 2
+_AGED_AND_NAMED = re.compile(r"\ban? (?P<age>\d{1,2})[- ](?:years?|yrs?|yr|month|months)[- ]old (?:[\w-]+ )?(?:called|named) "
+                             r"(?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
+
+
+def _aged_and_named(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    names = {_folded(name): proper(name) for name in _relatives_by_name(best, speaker, _NAMED_FAMILIES)}
+    for m in _AGED_AND_NAMED.finditer(standard_spelling(text)):
+        name = names.get(_folded(m["name"]))
+        if name and "month" not in m[0].lower():
+            best.setdefault((name, "age"), Found(name, "age", m["age"], 2.5))
+    return best
+
+
+def _no_home_of_a_thing(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    places = {_folded(m["place"]) for m in _THING_IN.finditer(standard_spelling(text))}
+    for slot, item in list(best.items()):
+        if slot[1] == "location" and item.value and _folded(item.value.split()[0]) in places \
+                and not _LIVES_IN.search(text):
+            del best[slot]
+    return best
+
+
+_LIVES_IN = re.compile(r"\b(?:live|lives|living|based|moved|settled|reside)\b", re.IGNORECASE)
+
+
+# "have a 2 yr old and a newborn": someone else's age ("im a 34 year old nurse" is the speaker's)
+_SOMEONE_AGED = re.compile(r"(?<!\bi'm )(?<!\bim )(?<!\bi am )(?<!\bas )\b(?:a|an|our|my) (?P<age>\d{1,2})[- ](?:years?|yrs?|yr|yo)"
+                           r"[- ]old\b", re.IGNORECASE)
+_AGE_TO_COME = re.compile(r"\b(?:before|by the time|by|when|until|till|once) (?:i'm|im|i am|i turn|i hit|i reach) "
+                          r"(?P<age>\d{1,3})\b", re.IGNORECASE)
 
 
 # "my girlfriend Anjali and i both live in bangalore", "my mom moved in with us here in
@@ -1864,14 +2005,69 @@ def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str) 
     return best
 
 
-def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
-    """"my girlfriend is chilean": a trait that is a demonym is the nationality."""
+# "we got engaged!!! me and tomás", "arnav and i are getting married": the other one of the couple
+_COUPLE = re.compile(r"\b(?:me and|and me|and i|i and) (?P<name>[^\W\d_][\w'-]+)\b(?! and\b)|"
+                     r"(?:^\W*|[,.!;:]\s*|\b(?:so|and|but)\s+)(?P<name2>[^\W\d_][\w'-]+) and (?:i|me)\b", re.IGNORECASE)
+_NOT_A_PARTNER = frozenset("my we she he they you u it this that the his her him them me our their everyone family".split())
+
+
+def _couple_named(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    status = best.get((speaker, "relationship_status"))
+    m = _COUPLE.search(standard_spelling(text)) if status and (speaker, "partner") not in best else None
+    name = (m["name"] or m["name2"]) if m else ""
+    if not name or status.value not in ("engaged", "married", "dating") or name.lower() in _NOT_A_PARTNER \
+            or canonical_relation(name.lower()) in RELATION_WORDS:
+        return best
+    best[(speaker, "partner")] = Found(speaker, "partner", proper(name), 2.5)
+    if (own := best.get((speaker, "name"))) is not None and _folded(own.value) == _folded(name):
+        del best[(speaker, "name")]  # "me and tomás" names the partner, not the speaker
+    return best
+
+
+def _said_of_own_name(best: dict[tuple[str, str], Found], speaker: str) -> dict[tuple[str, str], Found]:
+    """"yo its dani, 19, sophomore at UT Austin": what is said of the name the speaker gives
+    as their own is the speaker's (the tagger makes the name a subject)."""
+    own = best.get((speaker, "name"))
+    name = proper(own.value) if own is not None else None
     for (subject, key), item in list(best.items()):
-        if key.partition(":")[0] == "trait" and item.value.lower() in _DEMONYMS_SAID \
-                and (subject, "nationality") not in best:
+        if name and subject == name and subject != speaker:
+            del best[(subject, key)]
+            best.setdefault((speaker, key), replace(item, subject=speaker))
+    return best
+
+
+def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
+    """"my girlfriend is chilean", "irish-nigerian, grew up in cork": a trait or a job that is
+    a demonym is the nationality; "a ghanaian architect" is both; "atheist" read as a job is
+    the religion."""
+    for (subject, key), item in list(best.items()):
+        family, words = key.partition(":")[0], item.value.lower().split()
+        if family not in ("trait", "job") or not words:
+            continue
+        if _is_demonym(item.value) and (subject, "nationality") not in best:
             del best[(subject, key)]
             best[(subject, "nationality")] = replace(item, key="nationality")
+        elif family == "trait" and (subject, "diet") in best and diet_value(item.value):
+            del best[(subject, key)]  # "a vegetarian who eats fish now, so pescatarian": one diet, the last
+        elif family == "job" and _IS_RELIGION.fullmatch(item.value) and (subject, "religion") not in best:
+            del best[(subject, key)]
+            best[(subject, "religion")] = replace(item, key="religion")
+        elif family == "job" and len(words) > 1 and words[0] in _DEMONYMS_SAID and words[1] not in _CUISINE_OR_LANGUAGE_JOBS:
+            best[(subject, key)] = replace(item, value=" ".join(item.value.split()[1:]))
+            best.setdefault((subject, "nationality"), replace(item, key="nationality", value=item.value.split()[0]))
     return best
+
+
+# "a french teacher" teaches French and "an italian chef" cooks Italian food: the demonym is
+# what they work in, not where they are from
+_CUISINE_OR_LANGUAGE_JOBS = frozenset("teacher tutor translator interpreter professor lecturer instructor chef cook "
+                                      "baker restaurant restaurateur literature studies language major".split())
+
+
+def _is_demonym(value: str) -> bool:
+    """"Chilean", "south african", "Irish-Nigerian": one demonym, or several joined by hyphens."""
+    low = value.lower()
+    return low in _DEMONYMS_SAID or all(part in _DEMONYMS_SAID for part in low.split("-"))
 
 
 # "my aunt married dominic in june", "my brother is engaged to Sara": the relative's partner
@@ -2088,6 +2284,8 @@ def _plausible(item: Found) -> bool:
         return folded not in _PET_THINGS
     if family == "team":  # "im in bed lol", "im in pain": where or how one is, no department
         return folded not in _IN_A_STATE
+    if family == "partner":  # "im seeing dr mensah now": a doctor seen, no date
+        return not re.match(r"(?:dr|doctor)\b", folded)
     return True
 
 
@@ -2421,6 +2619,8 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     # initials only where a relative's name stands: first word, or after "my"/"the"/"our")
     # "were engaged, wedding next year": a sentence opening "were" and no question is "we're"
     (r"^(?!" + WERE_ASKS + r")were ", "we're "),
+    # "dont eat meat anymore 🌱": the "I" dropped before a habit denied
+    (r"^(\W*)(don't|do not) (eat|drink|smoke)\b", r"\1i \2 \3", ["don", "do not"]),
     # "i'm freelancing as a copywriter now": the job is a freelance one
     (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance ",
      ["freelanc"]),
@@ -2511,7 +2711,7 @@ def _only_the_thing(item: Found) -> bool:
 # a clause starts at a comma, semicolon, "but" or "and" followed by a first-person pronoun:
 # "I'm not vegetarian anymore, I eat fish now" is a negated clause and a positive one
 _CLAUSE_BREAK = re.compile(  # (not "me and my girlfriend ...": one subject of two people)
-    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|(?<!^me)(?<!^me and)\s+(?:and|but|so)(?:\s+now)?\s+)(?=(?:i|my|they|we)\b|(?:(?:just|then|now|finally)\s+)?"
+    r"(?:\s*[,;]\s*(?:(?:and|but|so)\s+)?|(?<!^me)(?<!^me and)\s+(?:and|but|so)(?:\s+now)?\s+)(?=(?:i|my|they|we|he|she|he's|she's|hes|shes)\b|(?:(?:just|then|now|finally)\s+)?"
     r"(?:took|got|moved|started|joined|switched|went|became|landed|signed|accepted)\b)", re.IGNORECASE)
 # "I now work as", "I'm still vegetarian", "I actually live in": the adverb says when or
 # how sure, not what; dropping it lets the rules (written for "I work as") read the verb
@@ -2716,7 +2916,7 @@ _SWAPS = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"\bused to be (?:a |an |the )?(?P<old>[\w' &.-]+?),? (?:but |and )?now (?:it's |its |it is |i'm |i am )?"
     r"(?:a |an |the )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$)",
     r"\bnot (?:the |my |a |an )?(?P<old>[\w' &.-]+?)(?:,? (?:it's|its|it is|but|i mean|rather)|,) "
-    r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:now|these days)\b)",
+    r"(?:the |a |an )?(?P<new>[\w' &.-]+?)(?=[.,!;]|$| (?:now|these days|so|lol|haha|btw|tho|though)\b|\s*[^\w\s'&.-])",
 ))
 
 
@@ -2724,7 +2924,8 @@ def swapped_values(message: Message, content: list[str],
                    current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """New values that name the profile value they replace: the old value says the key.
 
-    ``current`` maps (subject, key) to the stored value; only the speaker's own keys count."""
+    ``current`` maps (subject, key) to the stored value: the speaker's keys, or else those of
+    the one person the sentence names ("hubby moved from hr to finance")."""
     speaker = speaker_subject(message)
     by_value = {_folded(value): key for (subject, key), value in current.items() if subject == speaker}
     found: list[FactExtraction] = []
@@ -2732,14 +2933,35 @@ def swapped_values(message: Message, content: list[str],
         sentence = standard_spelling(sentence)
         for pattern in _SWAPS:
             for m in pattern.finditer(sentence):
-                key = by_value.get(_folded(m["old"])) or _stored_by_stem(m["old"], by_value)
+                subject, key = speaker, by_value.get(_folded(m["old"])) or _stored_by_stem(m["old"], by_value)
+                if key is None:
+                    subject, key = _someone_elses(m["old"], sentence, speaker, current)
                 new = _IT_IS.sub("", clean_value(m["new"]))  # "its kayla not kaila"
-                item = Found(speaker, key, new, 3.0)
+                item = Found(subject, key, new, 3.0)
                 if key is None or not new or _folded(new) == _folded(m["old"]) or _APOLOGY.match(m["new"]) \
                         or set(_folded(new).split()) & _NOT_VALUE_WORDS or not _plausible(item):
                     continue
-                found.append(_to_extraction(item, message))
+                found.append(_swap(item, message))
     return found
+
+
+def _someone_elses(old: str, sentence: str, speaker: str,
+                   current: dict[tuple[str, str], str]) -> tuple[str, str | None]:
+    said_of = _people_said_of(sentence, speaker)
+    slots = [slot for slot, value in current.items() if slot[0] != speaker and said_of(slot[0])
+             and _folded(value) == _folded(old)]
+    return slots[0] if len(slots) == 1 else (speaker, None)
+
+
+_PER_VALUE_SWAPS = frozenset({"likes", "dislikes", "hobby", "skill", "goal", "allergy", "health"})
+
+
+def _swap(item: Found, message: Message) -> FactExtraction:
+    """The new value; of a family keyed by its values ("its not cats its dust mites") under its
+    own key, not "allergy:cats = dust mites" (replaced_siblings retires the old key)."""
+    family = item.key.partition(":")[0]
+    return _to_extraction(replace(item, key=fact_key(family, item.value)) if family in _PER_VALUE_SWAPS else item,
+                          message)
 
 
 def _stored_by_stem(said: str, by_value: dict[str, str]) -> str | None:
@@ -2994,6 +3216,12 @@ _SUCCESSOR = (
     (("best_friend",), re.compile(
         r"\b(?:my )?(?:closest|best|bestest) (?:mate|friend|pal|buddy)(?: (?:these days|now|nowadays))? is (?:now )?"
         + _PERSON_WORD, re.IGNORECASE)),
+    (("roommate", "flatmate", "housemate"), re.compile(  # "priya moved out and ezra moved in"
+        r"\b" + _PERSON_WORD.replace("name", "gone") + r" moved out,? (?:and|so|then) " + _PERSON_WORD
+        + r" (?:moved|is moving|has moved|moves) in\b", re.IGNORECASE)),
+    (("doctor", "gp", "dentist", "therapist"), re.compile(  # "okafor retired so im seeing dr mensah now"
+        r"\b(?:i'm |im |i am |now )(?:now )?(?:seeing|with|registered with) (?P<name>(?:dr|doctor)\.? [^\W\d_][\w'-]+)",
+        re.IGNORECASE)),
     (("landlord", "landlady"), re.compile(
         r"\brenting from (?:some |a |this )?(?:guy|woman|man|lady|bloke|company|couple)? ?(?:called |named )?"
         + _PERSON_WORD, re.IGNORECASE)),
@@ -3107,6 +3335,7 @@ _FAVOURITE_NOW = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"\b" + _FAV_OWNER + r" " + _FAV_WORDS + r" (?:is|are) (?:now )?(?:the |a |an )?" + _FAV_VALUE + _VALUE_END,
     r"(?:^|[,;.!]\s*)(?P<who>)new " + _FAV_WORDS.replace("(?:new )?", "") + r"\s*[:=-]\s*" + _FAV_VALUE + r"(?=\s*[,.!;(]|$)",
     r"\bmoved on from [\w' -]+?, (?P<who>)(?:its|it's) all (?:about )?" + _FAV_VALUE + r" now\b",
+    r"\b(?P<who>)everything (?:has to|must|needs to|has got to) be " + _FAV_VALUE + r"(?= now\b|\s*[.,!;]|$)",
 ))
 
 
@@ -3133,9 +3362,13 @@ def favorite_of_stored_person(message: Message, content: list[str],
 
 def _favourite_owner(sentence: str, who: str, speaker: str,
                      current: dict[tuple[str, str], str]) -> str | None:
-    if who in ("", "my"):
+    if who == "my":
         return speaker
     owners = sorted({subject for subject, key in current if key.startswith("favorite:") and subject != speaker})
+    if who == "":  # no owner word: the person the sentence names, else the speaker
+        said_of = _people_said_of(sentence, speaker)
+        named = [owner for owner in owners if said_of(owner)]
+        return named[0] if len(named) == 1 else speaker
     return _person_named(sentence, owners, speaker) or (owners[0] if len(owners) == 1 else None)
 
 
@@ -3168,8 +3401,11 @@ _SWITCH_FRAMES = tuple((re.compile(p, re.IGNORECASE), strong) for p, strong in (
     (r"\b(?:doing|into|obsessed with|all about|focusing on|focused on|hooked on|loving) " + _SW_VALUE
      + r" (?:now|instead|these days|lately|nowadays)\b", False),
     (r"\b(?:into|doing|focusing on|focused on) " + _SW_VALUE + r" instead of\b", False),
-    (r"\b(?:i'm|i am|he's|she's|they're) (?:just |mostly |only )?(?P<v>[a-z]+ing(?: [\w'&-]+){0,3}?) "
+    (r"\b(?:i'm|i am|he's|she's|they're) (?:just |mostly |only )?(?P<v>[a-z]+ing(?: [\w'&-]+){0,5}?) "
      r"(?:now|instead|these days|nowadays)\b", False),
+    # "forget the car, saving for a masters in germany now": the "I" dropped
+    (r"(?:^\W*|[,;.!]\s*)(?P<v>(?!(?:nothing|something|anything|everything|morning|evening|thing)\b)[a-z]+ing"
+     r"(?: [\w'&-]+){0,5}?) (?:now|instead|these days|nowadays)\b", False),
     (r"\bnext up(?: is|,|:)? (?:i'm |im )?(?:now )?" + _SW_VALUE + _SW_END, True),
     (r"\b(?:next |new )?(?:aim|goal|target|mission|challenge)(?: now)? is (?:now )?(?:to |just )?" + _SW_VALUE + _SW_END,
      True),
@@ -3254,6 +3490,7 @@ def _people_said_of(text: str, speaker: str) -> Callable[[str], bool]:
     """Whether a stored subject is one a message may speak of: the speaker, a person it names,
     or an unnamed relative whose relation it says ("nope brother is dec 23": "user's brother")."""
     words = set(_folded(text).split())
+    words |= {word[:-1] for word in words if word.endswith("s") and len(word) > 3}  # "devs gone off cricket"
     relations = {canonical_relation(word) for word in words}
 
     def said_of(subject: str) -> bool:

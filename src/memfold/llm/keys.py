@@ -72,6 +72,10 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "morfar": "grandpa", "farfar": "grandpa",
                   "harabeoji": "grandpa", "ojiichan": "grandpa", "vovô": "grandpa", "avô": "grandpa",
                   "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
+                  # parents by the family's own words ("my amma only speaks tamil")
+                  "amma": "mom", "ammi": "mom", "ammu": "mom", "umma": "mom", "mami": "mom", "mamá": "mom",
+                  "maman": "mom", "appa": "dad", "abba": "dad", "abbu": "dad", "baba": "dad", "papá": "dad",
+                  "better half": "partner", "other half": "partner",
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
                   "mate": "friend", "buddy": "friend", "pal": "friend",
                   "best": "best_friend", "best friend": "best_friend", "best mate": "best_friend",
@@ -97,7 +101,7 @@ RELATION_WORDS = frozenset({*RELATION_CANON.values(), *PARTNER_WORDS, *CHILD_WOR
 # the relations said in two words, of which the tagger may mark one ("my team lead is geoff")
 TWO_WORD_RELATIONS = frozenset({"team lead", "team leader", "best friend", "best mate", "personal trainer",
                                 "line manager", "twin brother", "twin sister", "step dad", "step mom",
-                                "step mum", "work buddy", "work bestie"})
+                                "step mum", "work buddy", "work bestie", "better half", "other half"})
 # one word per kind of pet ("pup" and "puppy" are a dog, a beagle is a dog: the key is the
 # kind of animal, so "we adopted a beagle called Waffles" replaces the dog who died)
 PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "doggie": "dog",
@@ -109,7 +113,8 @@ PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "dogg
                  "doberman", "greyhound", "whippet", "lurcher", "schnauzer", "shih tzu", "maltese",
                  "pomeranian", "dalmatian", "great dane", "mastiff", "akita", "shiba", "shiba inu",
                  "samoyed", "malamute", "vizsla", "weimaraner", "setter", "pointer", "cockapoo",
-                 "labradoodle", "goldendoodle", "doodle", "cavapoo", "cavalier", "yorkie",
+                 "labradoodle", "goldendoodle", "doodle", "cavapoo", "cavoodle", "cavachon", "maltipoo",
+                 "spoodle", "groodle", "bernedoodle", "sheepadoodle", "cavalier", "yorkie",
                  "staffie", "staffy", "jack russell", "basset", "bloodhound", "newfoundland",
                  "bernese", "st bernard", "saint bernard", "havanese", "bichon", "mutt"), "dog"),
              **dict.fromkeys((

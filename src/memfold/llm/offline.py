@@ -360,7 +360,8 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
         replaced = replaced_siblings(facts, message, current)
         return replaced, strength, replaced != facts
     keys = {(f.subject, f.key) for f in swaps}
-    kept = [f for f in facts if (f.subject, f.key) not in keys and f.value not in {s.value for s in swaps}]
+    swapped = {s.value.casefold() for s in swaps}  # "finance" swapped in is no place "Finance" too
+    kept = [f for f in facts if (f.subject, f.key) not in keys and f.value.casefold() not in swapped]
     # a per-value family's swap retires the stored value it names ("its cluster headaches
     # not migraines": health:migraines goes)
     return replaced_siblings([*kept, *swaps], message, current), max(strength, 3.0), True

@@ -35,6 +35,9 @@ DIETS = {
     "gluten free": "gluten-free", "gluten-free": "gluten-free", "celiac": "gluten-free",
     "dairy free": "dairy-free", "dairy-free": "dairy-free", "kosher": "kosher", "halal": "halal",
     "omnivore": "omnivore", "lactose free": "lactose-free", "lactose-free": "lactose-free",
+    "plants only": "vegan", "only plants": "vegan",
+    # "we're the only vegans in the family"
+    "vegans": "vegan", "vegetarians": "vegetarian", "pescatarians": "pescatarian",
 }
 NAME_KEYS = frozenset({"name", "partner"})
 NAME_FAMILIES = frozenset({"child", "family"})
@@ -51,7 +54,7 @@ _FILLER = re.compile(
 _PLACE_LEAD = re.compile(r"^(?:(?:settled|living|based|moved|relocated|now)\s+)+(?:in|to)\s+", re.IGNORECASE)
 # ("a village near Bath" is a place; "near my in-laws" says who is near)
 _PLACE_TAIL = re.compile(r"\s+(?:originally|for|near (?:my|our|his|her|their|the|work|family)|with|since|because|"
-                         r"where|which|who|as|but|after)\b.*$",
+                         r"where|which|who|as|but|after|that|every|each|this|these|those)\b.*$",
                          re.IGNORECASE)
 _AGED = re.compile(r"^\d{1,3}[- ]years?[- ]old\s+", re.IGNORECASE)
 _JOB_TAIL = re.compile(r"\s+for\s+.*$", re.IGNORECASE)
@@ -151,7 +154,8 @@ _DIET_GIVEN_UP = re.compile(
     r"\b(?:not|no longer|no more|stopped being|quit being|gave up being|gave up|quit|stopped|dropped)\s+"
     r"(?:(?:a|being|doing|eating|on)\s+)?(?:the\s+)?" + _RESTRICTED + r"\b"
     r"|\b" + _RESTRICTED + r"(?: s| is| was) (?:done|over|finished|dead to me)\b"
-    r"|\b(?:back to eating|eating|eat|eats) (?:normally|like a normal person|carbs again)\b")
+    r"|\b(?:back to eating|eating|eat|eats) (?:normally|like a normal person|carbs again)\b"
+    r"|\bback to (?:normal|regular) (?:food|bread|eating|meals|diet)\b")
 # "not eating meat", "I don't eat meat", "stopped eating meat": the meat is denied near it
 # (a "no" elsewhere in the sentence, "no more pescatarian rules", denies nothing of it);
 # "t" is what is left of "don't", "didn't" once the apostrophe is gone
@@ -202,7 +206,8 @@ _WE = r"(?:we|i|(?:me|i) and (?:my )?[\w'-]+|[\w'-]+ and (?:i|me))"
 STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, status in (
     (r"\bmy ex[- ]?(?:wife|husband|spouse)\b", "divorced"),
     (r"\bmy late (?:wife|husband|spouse)\b|\bi lost my (?:wife|husband|spouse)\b|"
-     r"\bmy (?:wife|husband|spouse) (?:passed away|died)\b", "widowed"),
+     r"\bmy (?:wife|husband|hubby|spouse) (?:passed(?: away| on)?(?! (?:his|her|the|a|an|their|all|it|my|me)\b)|died)\b",
+     "widowed"),
     (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
     (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b|"
      r"\b(?:i'm|i am|im) (?:not with \w+ any ?more|no longer with \w+)\b|"
@@ -212,10 +217,12 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\bmy (?:wife|wifey|husband|hubby|hubs|spouse)\b(?!-to-be)|(?<!ex-)(?<!ex )(?<!late )\b(?:wife|husband|hubby) (?:and|&) (?:i|me)\b",
      "married"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
-     r"|\bhusband and wife\b", "married"),
+     r"|\bhusband and wife\b|(?:^\W*|[.!,;]\s*)(?:we did it\W+)?(?:just |finally |officially )?(?:tied the knot|got hitched)\b",
+     "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
      r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
-     r"\b(?:she|he) said yes\b(?=.*(?:\U0001f48d|\bring\b))|(?:\U0001f48d.*)\b(?:she|he) said yes\b", "engaged"),
+     r"\b(?:she|he) said yes\b(?=.*(?:\U0001f48d|\bring\b))|(?:\U0001f48d.*)\b(?:she|he) said yes\b|"
+     r"\bproposed\b.{0,80}?\bi said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
      r"(?:girlfriend|boyfriend|gf|bf)\b|\b(?:i'm|i am|i've been) (?:now )?(?:seeing|dating) "
      r"(?:someone|somebody|a (?:guy|girl|man|woman))\b|\b(?:not|no longer) single\b|"
@@ -408,6 +415,12 @@ HOBBY_AGENTS = {"runner": "running", "jogger": "jogging", "cyclist": "cycling", 
                 "skier": "skiing", "snowboarder": "snowboarding", "swimmer": "swimming", "knitter": "knitting"}
 
 
+RELIGION_NOUNS = {"islam": "Muslim", "judaism": "Jewish", "christianity": "Christian", "buddhism": "Buddhist",
+                  "hinduism": "Hindu", "sikhism": "Sikh", "catholicism": "Catholic", "taoism": "Taoist",
+                  "jainism": "Jain", "paganism": "Pagan", "protestantism": "Protestant", "atheism": "atheist",
+                  "agnosticism": "agnostic", "orthodoxy": "Orthodox", "quakerism": "Quaker"}
+
+
 def normalise_value(key: str, raw: str) -> str:
     """The stored spelling of ``raw`` under ``key`` (family before the colon)."""
     family = key.split(":", 1)[0]
@@ -447,6 +460,8 @@ def normalise_value(key: str, raw: str) -> str:
         value = _MAJOR.sub("", re.sub(r"^at\s+", "", value, flags=re.IGNORECASE)) or value
     if family == "nationality":
         value = DEMONYMS.get(value.lower(), value)
+    if family == "religion":  # "converted to islam": the believer's word, as "i'm muslim" says it
+        value = RELIGION_NOUNS.get(value.lower(), value)
     if family in ("location", "hometown"):  # "settled in Chittagong near my in-laws": Chittagong
         value = _PLACE_TAIL.sub("", _PLACE_LEAD.sub("", value)) or value
         if value.lower() in ("uk", "usa", "uae"):  # "im in the uk": an initialism
