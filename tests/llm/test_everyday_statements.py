@@ -1132,3 +1132,27 @@ def test_what_is_not_a_fact_of_the_one_it_seems_to_be(text: str, absent: tuple[s
 ])
 def test_an_emoji_or_an_intensifier_ends_a_value(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("weekends r for kitesurfing if the wind is right", ("add", "user", "hobby:kitesurfing", "kitesurfing")),
+    ("I keep bees, three hives at the bottom of the garden.", ("add", "user", "hobby:bees", "bees")),
+    ("i stammer, so phone calls are hard", ("add", "user", "health:stammer", "stammer")),
+    ("not a morning person and not a coffee person either", ("add", "user", "dislikes:coffee", "coffee")),
+    ("want to pass the JLPT N2 by december, whats the best grammar book",
+     ("add", "user", "goal:pass_the_jlpt_n2", "pass the JLPT N2")),
+    ("doing a masters in public health at UCT rn and first year is brutal ngl",
+     ("add", "user", "education", "masters in public health at UCT")),
+    ("the dream is to open a bakery one day, whats the first step", ("add", "user", "goal:open_a_bakery", "open a bakery")),
+    # what is said of someone else: the husband's nationality, a relative's diet, "she loves"
+    ("Im Peruvian living in Osaka and married to a Japanese guy", ("add", "user's husband", "nationality", "Japanese")),
+    ("ive been vegetarian since i was 12 but my husband kenji eats everything", ("add", "Kenji", "diet", "omnivore")),
+    ("my mum's birthday is march 22, she loves fado and port wine", ("add", "user's mom", "likes:fado", "fado")),
+])
+def test_more_everyday_phrasings(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+def test_a_partner_described_is_no_name() -> None:
+    found = _tagged("Im Peruvian living in Osaka and married to a Japanese guy")
+    assert not any(key == "partner" for _, _, key, _ in found)

@@ -514,6 +514,19 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
      r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b", "trait", 2.5),
     (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", "allergy", 3.0),
+    # "I'm not a coffee person", "not a morning person and not a coffee person either": a taste
+    (r"(?:\bi'm |\bi am |^\W*|\band |\bbut |[,;]\s*)(?:really |just |honestly )?not (?:really |much of )?(?:a|an) "
+     r"(?P<v>coffee|tea|beer|wine|cake|chocolate|dessert|sweets|spicy food|cheese|pizza|seafood|fish|meat|salad|"
+     r"breakfast|brunch|soup|rice|pasta|bread|sushi|curry|cocktail|whisky|whiskey|vodka|gin|rum|juice|soda) person\b",
+     "dislikes", 2.8),
+    # "I keep bees", "we keep chickens": a pastime with animals, not an allergy or a pet's name
+    (r"\b(?:i|we) (?:also )?keep (?P<v>bees|chickens|hens|ducks|goats|pigeons|quail|an allotment)\b",
+     lambda m: "hobby", 3.0),
+    # "weekends r for kitesurfing", "sundays are for hiking": what one's free time is for
+    (r"\b(?:weekends|evenings|sundays|saturdays|mornings|summers|winters) (?:are|r) (?:for|all about) "
+     r"(?P<v>[a-z]+ing)\b", "hobby", 3.0),
+    # "i stammer", "i stutter": a condition said as a verb
+    (r"\bi (?P<v>stammer|stutter)\b(?! (?:out|through)\b)", "health", 3.0),
     (_HAVE + r"(?:an? |one |two |three |four |\d+ )(?P<v>(?:[\w-]+ )?(?:" + _PETS + r"))\b",
      "pet", 2.5),
     (_I_AM + r"(?:really |so |very )?(?:scared|afraid|terrified|frightened) of " + _V, "fear", 2.5),
@@ -763,7 +776,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
     # the subject dropped: "learning js rn, goal is to get a dev job", "goal for this year: finally
     # get my license", "hoping to get my cpa license by next year"
-    (r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:main |big |biggest |ultimate )?(?:goal|aim|dream)"
+    (r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |ultimate )?(?:goal|aim|dream)"
      r"(?: (?:for|this|next) [\w ]{0,15}?)?(?: is|:)\s+(?:to |just |finally )*" + _V, "goal", 2.0),
     (r"(?:^\W*|[,;]\s*)(?:really |also |now )?(?:hoping|aiming) to (?:finally )?" + _V, "goal", 2.0),
     (r"\bi (?:want|hope|plan|intend|aim|would love|'d love|'d like|would like) to " + _V, "goal", 2.0),
@@ -1446,11 +1459,12 @@ _FRAGMENT_WORDS = 12
 _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*[:=]|"
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
                         r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
-                        r"(?:^\W*|[,;]\s*)(?:main |big |biggest )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
+                        r"(?:^\W*|[,;]\s*)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
                         r"(?: is|:)\s|"
                         # ...or says who is speaking by "X here" ("hello po, Rosario here, retired nurse, 67")
                         r"(?:^\W*|[,;.!]\s*)[^\W\d_][\w'-]+(?: [\w'-]+){0,3} here\b(?!\s+(?:is|are|was|in|at|to|for|and)\b)|"
-                        r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in\b",
+                        r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in\b|"
+                        r"\b(?:weekends|evenings|sundays|saturdays|mornings|summers|winters) (?:are|r) (?:for|all about)\b",
                         re.IGNORECASE)
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b|^\W*were\b", re.IGNORECASE)  # "were" typed for "we're"
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
@@ -1587,6 +1601,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
     best = _no_home_of_a_thing(_no_age_of_a_thing(best, message.text, speaker), message.text)
     best = _pronoun_job(_own_mother_tongue(best, message.text, speaker), message.text, speaker)
+    best = _pronoun_tastes(best, message.text, speaker)
     best = _aged_and_named(best, message.text, speaker)
     best = _twins_as_children(_shared_home(best, message.text, speaker, people), message.text, speaker)
     best = _moved_to_team(best, message.text, speaker)
@@ -1598,6 +1613,7 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
     best = _someone_moved(_jobs_they_do(best, message.text, speaker), message.text, speaker)
     best = _demonym_as_nationality(_said_of_own_name(_couple_named(best, message.text, speaker), speaker))
+    best = _partner_described(best, message.text, speaker)
     best = _goal_said_whole(_relatives_partner(best, message.text, speaker), message.text)
     best = _skills_listed(best, message.text)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
@@ -1688,16 +1704,40 @@ def _pronoun_job(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
     m = _PRONOUN_JOB.search(standard_spelling(text)) if mine is not None else None
     if m is None or not _folded(m["job"]).endswith(_folded(mine.value)) or _SPEAKER_IS_A.search(text):
         return best
-    others = {proper(name) for name in _relatives_by_name(best, speaker)}
-    others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
-    relations = {canonical_relation(r["rel"].lower()) for r in _MY_RELATION.finditer(standard_spelling(text))}
-    others = others or {f"{speaker}'s {relation}" for relation in relations & RELATION_WORDS}
-    if len(others) == 1 and (other := others.pop(), "job") not in best:
+    other = _the_one_other(best, text, speaker)
+    if other is not None and (other, "job") not in best:
         del best[(speaker, "job")]
         best[(other, "job")] = replace(mine, subject=other)
     return best
 
 
+def _the_one_other(best: dict[tuple[str, str], Found], text: str, speaker: str) -> str | None:
+    """The one person other than the speaker a message is about: a relative it names, one it
+    gives facts of, or one it calls "my <relation>"."""
+    others = {proper(name) for name in _relatives_by_name(best, speaker)}
+    others |= {subject for subject, _ in best if subject.startswith(f"{speaker}'s ")}
+    relations = {canonical_relation(r["rel"].lower()) for r in _MY_RELATION.finditer(standard_spelling(text))}
+    others = others or {f"{speaker}'s {relation}" for relation in relations & RELATION_WORDS}
+    return others.pop() if len(others) == 1 else None
+
+
+# "my mum's birthday is march 22 ..., she loves fado and port wine": the tastes are hers
+_PRONOUN_TASTES = re.compile(r"\b(?:she|he)(?:'s|s| is)? (?:really |also |absolutely |totally )?(?:loves?|likes?|hates?|"
+                             r"adores?|enjoys?|into|obsessed with|can't stand)\b(?P<rest>[^.!?;]*)", re.IGNORECASE)
+
+
+def _pronoun_tastes(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    said = " ".join(m["rest"].lower() for m in _PRONOUN_TASTES.finditer(standard_spelling(text)))
+    mine = [slot for slot, item in best.items() if slot[0] == speaker and item.value
+            and slot[1].partition(":")[0] in ("likes", "dislikes", "hobby") and item.value.lower() in said]
+    other = _the_one_other(best, text, speaker) if mine and not _SPEAKER_TASTES.search(text) else None
+    for slot in mine if other else []:
+        best.setdefault((other, slot[1]), replace(best.pop(slot), subject=other))
+    return best
+
+
+_SPEAKER_TASTES = re.compile(r"\bi (?:really |also |absolutely )?(?:love|like|hate|adore|enjoy|can't stand)\b|\bi'm into\b",
+                             re.IGNORECASE)
 _SPEAKER_IS_A = re.compile(r"\b(?:i'm|im|i am|i work as)\s+(?:an?\s)", re.IGNORECASE)
 
 
@@ -1963,6 +2003,7 @@ _DOES_FOR_A_LIVING = (r"(?:now |still |also |basically |just |like )?(?P<v>teach
                       r"(?:little |small |tiny )?(?:" + BUSINESSES + r")s?"
                       r"|drives (?:an? )?" + VEHICLES + r"(?! to\b)"
                       r"|teaches(?= (?:at|in) (?:a |an |the )?(?:[\w-]+ ){0,2}(?:school|college|uni|university|academy)\b))\b")
+_EATS_ALL = r"(?P<v>eats (?:everything|anything|meat|literally everything|whatever))\b"
 _MY_RELATIVE_DOES = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) " + _DOES_FOR_A_LIVING, re.IGNORECASE)
 
 
@@ -1976,6 +2017,9 @@ def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -
         if team:  # "my best mate connor supports celtic"
             key = fact_key("likes", team["team"])
             best.setdefault((proper(name), key), Found(proper(name), key, team["team"], 2.0))
+        eats = re.search(rf"\b{re.escape(name)}\b,? (?:still |also |basically |just )?{_EATS_ALL}", spelled, re.IGNORECASE)
+        if eats:  # "my husband kenji eats everything": no restricted diet
+            best.setdefault((proper(name), "diet"), Found(proper(name), "diet", eats["v"], 2.2))
     for said in _MY_RELATIVE_DOES.finditer(spelled):
         relation = canonical_relation(said["rel"].lower())
         if relation in RELATION_WORDS:
@@ -2021,6 +2065,29 @@ def _couple_named(best: dict[tuple[str, str], Found], text: str, speaker: str) -
     best[(speaker, "partner")] = Found(speaker, "partner", proper(name), 2.5)
     if (own := best.get((speaker, "name"))) is not None and _folded(own.value) == _folded(name):
         del best[(speaker, "name")]  # "me and tomás" names the partner, not the speaker
+    return best
+
+
+_PARTNER_NOUNS = {"guy": "husband", "man": "husband", "bloke": "husband", "dude": "husband", "fella": "husband",
+                  "girl": "wife", "woman": "wife", "lady": "wife", "gal": "wife"}
+
+
+_PARTNER_DESCRIBED = re.compile(r"\b(?:married to|engaged to|dating|seeing|with) an? (?P<demonym>[\w-]+) "
+                                r"(?P<noun>" + "|".join(_PARTNER_NOUNS) + r")\b", re.IGNORECASE)
+
+
+def _partner_described(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
+    """"married to a Japanese guy": no name, the husband's nationality."""
+    m = _PARTNER_DESCRIBED.search(standard_spelling(text))
+    if m is None or not _is_demonym(m["demonym"]):
+        return best
+    partner = best.get((speaker, "partner"))
+    if partner is not None and _folded(partner.value) == _folded(f"{m['demonym']} {m['noun']}"):
+        del best[(speaker, "partner")]
+    status = best.get((speaker, "relationship_status"))
+    married = status is not None and status.value.lower() == "married"
+    who = f"{speaker}'s {_PARTNER_NOUNS[m['noun'].lower()] if married else 'partner'}"
+    best.setdefault((who, "nationality"), Found(who, "nationality", m["demonym"], 2.5))
     return best
 
 
@@ -2621,6 +2688,9 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     (r"^(?!" + WERE_ASKS + r")were ", "we're "),
     # "dont eat meat anymore 🌱": the "I" dropped before a habit denied
     (r"^(\W*)(don't|do not) (eat|drink|smoke)\b", r"\1i \2 \3", ["don", "do not"]),
+    # "doing a masters in public health at UCT rn", "want to pass the JLPT N2 by december"
+    (r"^(\W*)((?:currently )?(?:doing|studying) (?:a|an|my) )", r"\1i'm \2", ["doing", "studying"]),
+    (r"^(\W*)((?:really |still )?(?:want|hope|plan) to )", r"\1i \2", ["want", "hope", "plan"]),
     # "i'm freelancing as a copywriter now": the job is a freelance one
     (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance ",
      ["freelanc"]),
