@@ -949,3 +949,19 @@ def test_a_negation_after_so_is_its_own_clause() -> None:
     stored = {("user", "partner"): "Saoirse", ("Saoirse", "job"): "secondary school teacher"}
     found, _strength = extract_facts(_message(text), stored=stored)
     assert [(f.action, f.subject, f.value) for f in found if f.key == "job"] == [("add", "Saoirse", "deputy head")]
+
+
+def test_a_pet_gone_and_a_new_one_named_takes_its_key() -> None:
+    from memfold.llm.facts import pet_replaced
+
+    text = "biscoito went to hamster heaven 😢 kids picked a new one, hes called pipoca"
+    stored = {("user", "pet:hamster"): "Biscoito"}
+    found = pet_replaced(_message(text), sentences(text), stored)
+    assert [(f.key, f.value) for f in found] == [("pet:hamster", "Pipoca")]
+    alive = "biscoito loves the new one, hes called pipoca"  # nothing gone: a second pet, not a replacement
+    assert pet_replaced(_message(alive), sentences(alive), stored) == []
+
+
+def test_coming_out_names_the_identity_in_full() -> None:
+    found = _facts("i came out as a trans woman last year")
+    assert ("add", "identity", "trans woman") in {(f.action, f.key, f.value) for f in found}

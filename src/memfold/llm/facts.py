@@ -72,7 +72,7 @@ _PARENT = frozenset(
 _DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|keto|paleo|gluten[- ]free|"
           "dairy[- ]free|lactose[- ]free|kosher|halal|plant[- ]based|plants only")
 _RELIGION_NOUN = "|".join(RELIGION_NOUNS)  # "converted to islam"
-_IDENTITY = ("transgender(?: woman| man)?|trans(?: woman| man)?|gay|lesbian|bisexual|queer|"
+_IDENTITY = ("transgender(?: woman| man| boy| girl)?|trans(?: woman| man| boy| girl| masc| femme)?|gay|lesbian|bisexual|queer|"
              "non-?binary|asexual|pansexual")
 _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh|quaker|"
              "protestant|anglican|methodist|baptist|lutheran|presbyterian|evangelical|pentecostal|"
@@ -536,6 +536,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
      "relationship_status", 3.0),
     (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
+    (r"\bcame out (?:to \w+ )?as (?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
     (_I_AM + r"(?P<v>not (?:very |really |particularly |that )?religious)\b", "religion", 3.0),
     (r"(?:" + _I_AM + r"|\bi(?:'d|d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
      r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
@@ -3334,6 +3335,27 @@ def child_renamed(message: Message, content: list[str],
         return []
     subject, key = named[0]
     return [_to_extraction(Found(subject, key, proper(new), 3.0), message).model_copy(update={"key": key})]
+
+
+# "biscoito went to hamster heaven 😢 kids picked a new one, hes called pipoca": the stored pet
+# the message names is gone, and the new one named takes its key
+_NEW_ONE_CALLED = re.compile(r"\bnew (?:one|\w+)\b[^.!?]{0,40}?\b(?:called|named|name(?:'s| is)|is called) "
+                             r"(?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
+_PET_GONE = re.compile(r"\b(?:died|passed(?: away)?|went to (?:\w+ )?heaven|crossed the rainbow bridge|put down|"
+                       r"put to sleep|ran away|rehomed|lost (?:him|her))\b", re.IGNORECASE)
+
+
+def pet_replaced(message: Message, content: list[str],
+                 current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    text = standard_spelling(message.text)
+    m = _NEW_ONE_CALLED.search(text) if message.role == "user" and _PET_GONE.search(text) else None
+    speaker = speaker_subject(message)
+    words = set(_folded(text).split())
+    gone = [slot for slot, value in current.items()
+            if slot[0] == speaker and slot[1].startswith("pet:") and _folded(value) in words]
+    if m is None or len(gone) != 1 or _folded(m["name"]) == _folded(current[gone[0]]):
+        return []
+    return [_to_extraction(Found(speaker, gone[0][1], proper(m["name"]), 3.0), message)]
 
 
 def role_successor(message: Message, content: list[str],

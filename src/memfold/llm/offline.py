@@ -40,7 +40,7 @@ from memfold.llm.cues import (
 from memfold.llm.facts import (
     FIELDS_FOR_A_PROFILE, age_grown, birthday_corrected, child_renamed, diet_given_up, extract_facts, keyed_changes, replaced_siblings,
     favorite_of_stored_person, role_successor, school_kept, status_of_stored_person, value_switched,
-    swapped_values, tagger_sentences,
+    pet_replaced, swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
@@ -375,7 +375,7 @@ def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content
                *birthday_corrected(message, content, current), *age_grown(message, content, current),
                *role_successor(message, content, current), *status_of_stored_person(message, content, current),
                *favorite_of_stored_person(message, content, current), *value_switched(message, content, current),
-               *child_renamed(message, content, current)]
+               *child_renamed(message, content, current), *pet_replaced(message, content, current)]
     return [f for f in changes if (f.subject, f.key) not in read]
 
 
