@@ -965,3 +965,12 @@ def test_a_pet_gone_and_a_new_one_named_takes_its_key() -> None:
 def test_coming_out_names_the_identity_in_full() -> None:
     found = _facts("i came out as a trans woman last year")
     assert ("add", "identity", "trans woman") in {(f.action, f.key, f.value) for f in found}
+
+
+def test_someone_elses_pet_gone_and_a_new_one_named() -> None:
+    from memfold.llm.facts import pet_replaced
+
+    text = "bingo next door passed away, mr adeyemi already has a new puppy called lucky"
+    stored = {("Mr Adeyemi", "pet:dog"): "Bingo", ("user", "family:neighbor"): "Mr Adeyemi"}
+    found = pet_replaced(_message(text), sentences(text), stored)
+    assert [(f.subject, f.key, f.value) for f in found] == [("Mr Adeyemi", "pet:dog", "Lucky")]

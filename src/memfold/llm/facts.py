@@ -3339,7 +3339,7 @@ def child_renamed(message: Message, content: list[str],
 
 # "biscoito went to hamster heaven 😢 kids picked a new one, hes called pipoca": the stored pet
 # the message names is gone, and the new one named takes its key
-_NEW_ONE_CALLED = re.compile(r"\bnew (?:one|\w+)\b[^.!?]{0,40}?\b(?:called|named|name(?:'s| is)|is called) "
+_NEW_ONE_CALLED = re.compile(r"\b(?:new|another|this one)\b[^.!?]{0,40}?\b(?:called|named|name(?:'s| is)|is called) "
                              r"(?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
 _PET_GONE = re.compile(r"\b(?:died|passed(?: away)?|went to (?:\w+ )?heaven|crossed the rainbow bridge|put down|"
                        r"put to sleep|ran away|rehomed|lost (?:him|her))\b", re.IGNORECASE)
@@ -3349,13 +3349,11 @@ def pet_replaced(message: Message, content: list[str],
                  current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     text = standard_spelling(message.text)
     m = _NEW_ONE_CALLED.search(text) if message.role == "user" and _PET_GONE.search(text) else None
-    speaker = speaker_subject(message)
     words = set(_folded(text).split())
-    gone = [slot for slot, value in current.items()
-            if slot[0] == speaker and slot[1].startswith("pet:") and _folded(value) in words]
+    gone = [slot for slot, value in current.items() if slot[1].startswith("pet:") and _folded(value) in words]
     if m is None or len(gone) != 1 or _folded(m["name"]) == _folded(current[gone[0]]):
-        return []
-    return [_to_extraction(Found(speaker, gone[0][1], proper(m["name"]), 3.0), message)]
+        return []  # (whoever's pet it was: "bingo next door passed away, mr adeyemi has a new puppy called lucky")
+    return [_to_extraction(Found(gone[0][0], gone[0][1], proper(m["name"]), 3.0), message)]
 
 
 def role_successor(message: Message, content: list[str],

@@ -221,7 +221,7 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
      r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
-     r"\b(?:she|he) said yes\b(?=.*(?:\U0001f48d|\bring\b))|(?:\U0001f48d.*)\b(?:she|he) said yes\b|"
+     r"\b(?:she|he) said yes\b.*?(?:\U0001f48d|\bring\b)|(?:\U0001f48d.*)\b(?:she|he) said yes\b|"
      r"\bproposed\b.{0,80}?\bi said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
      r"(?:girlfriend|boyfriend|gf|bf)\b|\b(?:i'm|i am|i've been) (?:now )?(?:seeing|dating) "
