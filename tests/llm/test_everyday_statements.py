@@ -1156,3 +1156,12 @@ def test_more_everyday_phrasings(text: str, fact: tuple[str, str, str, str]) -> 
 def test_a_partner_described_is_no_name() -> None:
     found = _tagged("Im Peruvian living in Osaka and married to a Japanese guy")
     assert not any(key == "partner" for _, _, key, _ in found)
+
+
+def test_id_typed_for_i_would() -> None:
+    assert ("add", "user", "religion", "Quaker") in _tagged(
+        "been going to quaker meetings for a year and honestly id call myself a quaker now")
+
+
+def test_a_thing_moved_somewhere_is_no_home() -> None:
+    assert not any(key == "location" for _, _, key, _ in _tagged("moved everything to figma, barely open photoshop"))

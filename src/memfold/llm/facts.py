@@ -1756,11 +1756,17 @@ def _aged_and_named(best: dict[tuple[str, str], Found], text: str, speaker: str)
     return best
 
 
+# "moved everything to figma", "moved my savings to monzo": a thing moved, no one's home
+_THING_MOVED = re.compile(r"\bmoved (?:everything|it|them|all|stuff|things|(?:all )?(?:my|our|the) (?!family\b|kids\b|parents\b)"
+                          r"[\w-]+)(?: over| across)? to (?P<place>[\w'-]+)", re.IGNORECASE)
+
+
 def _no_home_of_a_thing(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
-    places = {_folded(m["place"]) for m in _THING_IN.finditer(standard_spelling(text))}
+    spelled = standard_spelling(text)
+    places = {_folded(m["place"]) for m in _THING_IN.finditer(spelled)} if not _LIVES_IN.search(text) else set()
+    places |= {_folded(m["place"]) for m in _THING_MOVED.finditer(spelled)}
     for slot, item in list(best.items()):
-        if slot[1] == "location" and item.value and _folded(item.value.split()[0]) in places \
-                and not _LIVES_IN.search(text):
+        if slot[1] == "location" and item.value and _folded(item.value.split()[0]) in places:
             del best[slot]
     return best
 
@@ -2687,6 +2693,8 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     # initials only where a relative's name stands: first word, or after "my"/"the"/"our")
     # "were engaged, wedding next year": a sentence opening "were" and no question is "we're"
     (r"^(?!" + WERE_ASKS + r")were ", "we're "),
+    # "honestly id call myself a quaker now": "I'd" typed without its apostrophe
+    (r"\bid (call|say|rather|love|like|prefer|never|probably|describe|consider)\b", r"i'd \1", ["id "]),
     # "dont eat meat anymore 🌱": the "I" dropped before a habit denied
     (r"^(\W*)(don't|do not) (eat|drink|smoke)\b", r"\1i \2 \3", ["don", "do not"]),
     # "doing a masters in public health at UCT rn", "want to pass the JLPT N2 by december"
