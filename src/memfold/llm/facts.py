@@ -536,7 +536,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:happily )?(?P<v>married|single|divorced|engaged|widowed|in a relationship)\b",
      "relationship_status", 3.0),
     (_I_AM + r"(?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
-    (r"\bcame out (?:to \w+ )?as (?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 3.0),
+    (r"\bcame out (?:to \w+ )?as (?:a |an )?(?P<v>" + _IDENTITY + r")\b", "identity", 2.8),
     (_I_AM + r"(?P<v>not (?:very |really |particularly |that )?religious)\b", "religion", 3.0),
     (r"(?:" + _I_AM + r"|\bi(?:'d|d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
      r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
