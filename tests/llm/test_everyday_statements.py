@@ -1165,3 +1165,7 @@ def test_id_typed_for_i_would() -> None:
 
 def test_a_thing_moved_somewhere_is_no_home() -> None:
     assert not any(key == "location" for _, _, key, _ in _tagged("moved everything to figma, barely open photoshop"))
+
+
+def test_a_pronoun_beside_me_is_no_partner() -> None:
+    assert not any(key == "partner" for _, _, key, _ in _tagged("so me and him got married last year"))

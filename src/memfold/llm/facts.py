@@ -2059,7 +2059,6 @@ def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str) 
 # "we got engaged!!! me and tomás", "arnav and i are getting married": the other one of the couple
 _COUPLE = re.compile(r"\b(?:me and|and me|and i|i and) (?P<name>[^\W\d_][\w'-]+)\b(?! and\b)|"
                      r"(?:^\W*|[,.!;:]\s*|\b(?:so|and|but)\s+)(?P<name2>[^\W\d_][\w'-]+) and (?:i|me)\b", re.IGNORECASE)
-_NOT_A_PARTNER = frozenset("my we she he they you u it this that the his her him them me our their everyone family".split())
 
 
 def _couple_named(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
@@ -2147,7 +2146,10 @@ def _is_demonym(value: str) -> bool:
 # "my aunt married dominic in june", "my brother is engaged to Sara": the relative's partner
 _MARRIED_WHOM = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) (?:just |finally |recently )?(?:married|got married to|is marrying|"
                            r"is engaged to|got engaged to|is getting married to) (?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
-_NOT_A_PARTNER = frozenset("a an the his her their my our someone somebody some this that".split())
+# words that name no partner, for "my aunt married someone" and "me and him got married" (one set:
+# a second definition would shadow the first)
+_NOT_A_PARTNER = frozenset("a an the his her their my our someone somebody some this that we she he they you u it "
+                           "him them me everyone family".split())
 
 
 def _relatives_partner(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
