@@ -18,7 +18,6 @@ from memfold.timeexpr import IRREGULAR_PAST, sentence_tense
 
 # -- shared vocabulary -------------------------------------------------------------------
 
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b")
 # -ed words that usually describe a state, not an action, right after "I"/"we"
 _STATIVE_ED = frozenset(
     "used supposed based named called interested excited tired married engaged divorced born "

@@ -1586,7 +1586,22 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
                                              stored or {}, likeness)
     # people the message itself introduces ("Grandpa Tomas was born 9 September 1941")
     people = KnownPeople({**(stored or {}), **_relations(per_sentence, speaker)}, speaker)
-    best: dict[tuple[str, str], Found] = {}
+    best = _best_per_slot(sentences, per_sentence, speaker, people, stored)
+    best = _whole_message_passes(best, message.text, speaker, people)
+    for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
+        best.setdefault((item.subject, item.key), item)
+    strength = strength if best else 0.0
+    return [_to_extraction(item, message) for item in best.values()], strength
+
+
+_Slots = dict[tuple[str, str], Found]  # (subject, key) -> the strongest reading
+
+
+def _best_per_slot(sentences: list[str], per_sentence: list[list[Found]], speaker: str, people: KnownPeople,
+                   stored: dict[tuple[str, str], str] | None) -> _Slots:
+    """Each sentence's readings given their owners (a fragment after a sentence about someone,
+    "he"/"she" of a relation said before), the strongest kept per (subject, key)."""
+    best: _Slots = {}
     owner = None  # whom the sentence before was about
     for n, (sentence, found) in enumerate(zip(sentences, per_sentence)):
         if owner and _FRAGMENT.fullmatch(sentence):  # "dad finally got a smartphone!! samsung galaxy a15"
@@ -1599,28 +1614,41 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
-    best = _pronoun_age(_students_study(_one_key_per_value(best)), message.text, speaker)
-    best = _no_home_of_a_thing(_no_age_of_a_thing(best, message.text, speaker), message.text)
-    best = _pronoun_job(_own_mother_tongue(best, message.text, speaker), message.text, speaker)
-    best = _pronoun_tastes(best, message.text, speaker)
-    best = _aged_and_named(best, message.text, speaker)
-    best = _twins_as_children(_shared_home(best, message.text, speaker, people), message.text, speaker)
-    best = _moved_to_team(best, message.text, speaker)
-    best = _relatives_relations(best, message.text, speaker)
-    best = _relatives_age(best, message.text, speaker)
-    best = _their_birthday(best, message.text, speaker)
-    best = _shared_by_both(best, message.text, speaker)
-    best = _with_region(_whole_place(best, message.text), message.text)
-    best = _pets_own_clause(_name_of_the_relation(best, message.text, speaker), message.text, speaker)
-    best = _someone_moved(_jobs_they_do(best, message.text, speaker), message.text, speaker)
-    best = _demonym_as_nationality(_said_of_own_name(_couple_named(best, message.text, speaker), speaker))
-    best = _partner_described(best, message.text, speaker)
-    best = _goal_said_whole(_relatives_partner(best, message.text, speaker), message.text)
-    best = _skills_listed(best, message.text)
-    for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
-        best.setdefault((item.subject, item.key), item)
-    strength = strength if best else 0.0
-    return [_to_extraction(item, message) for item in best.values()], strength
+    return best
+
+
+def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPeople) -> _Slots:
+    """The passes that read the whole message again, in order: what one sentence could not
+    settle (whose "she" is, a relative named earlier, a thing's place, a value said twice)."""
+    best = _one_key_per_value(best)
+    best = _students_study(best)
+    best = _pronoun_age(best, text, speaker)
+    best = _no_age_of_a_thing(best, text, speaker)
+    best = _no_home_of_a_thing(best, text)
+    best = _own_mother_tongue(best, text, speaker)
+    best = _pronoun_job(best, text, speaker)
+    best = _pronoun_tastes(best, text, speaker)
+    best = _aged_and_named(best, text, speaker)
+    best = _shared_home(best, text, speaker, people)
+    best = _twins_as_children(best, text, speaker)
+    best = _moved_to_team(best, text, speaker)
+    best = _relatives_relations(best, text, speaker)
+    best = _relatives_age(best, text, speaker)
+    best = _their_birthday(best, text, speaker)
+    best = _shared_by_both(best, text, speaker)
+    best = _whole_place(best, text)
+    best = _with_region(best, text)
+    best = _name_of_the_relation(best, text, speaker)
+    best = _pets_own_clause(best, text, speaker)
+    best = _jobs_they_do(best, text, speaker)
+    best = _someone_moved(best, text, speaker)
+    best = _couple_named(best, text, speaker)
+    best = _said_of_own_name(best, speaker)
+    best = _demonym_as_nationality(best)
+    best = _partner_described(best, text, speaker)
+    best = _relatives_partner(best, text, speaker)
+    best = _goal_said_whole(best, text)
+    return _skills_listed(best, text)
 
 
 # "our daughter maya, shes 6", "my kid is called noah hes 5": an age said of "she" or "he"
@@ -1742,8 +1770,8 @@ _SPEAKER_TASTES = re.compile(r"\bi (?:really |also |absolutely )?(?:love|like|ha
 _SPEAKER_IS_A = re.compile(r"\b(?:i'm|im|i am|i work as)\s+(?:an?\s)", re.IGNORECASE)
 
 
-# "i have a 2 yr old called theo": Theo is 2
-_AGED_AND_NAMED = re.compile(r"\ban? (?P<age>\d{1,2})[- ](?:years?|yrs?|yr|month|months)[- ]old (?:[\w-]+ )?(?:called|named) "
+# "i have a 2 yr old called theo": Theo is 2 (years only: "a 6 month old" is an age that will not hold)
+_AGED_AND_NAMED = re.compile(r"\ban? (?P<age>\d{1,2})[- ](?:years?|yrs?|yr)[- ]old (?:[\w-]+ )?(?:called|named) "
                              r"(?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
 
 
@@ -1751,7 +1779,7 @@ def _aged_and_named(best: dict[tuple[str, str], Found], text: str, speaker: str)
     names = {_folded(name): proper(name) for name in _relatives_by_name(best, speaker, _NAMED_FAMILIES)}
     for m in _AGED_AND_NAMED.finditer(standard_spelling(text)):
         name = names.get(_folded(m["name"]))
-        if name and "month" not in m[0].lower():
+        if name:
             best.setdefault((name, "age"), Found(name, "age", m["age"], 2.5))
     return best
 
