@@ -1170,3 +1170,47 @@ def test_a_thing_moved_somewhere_is_no_home() -> None:
 
 def test_a_pronoun_beside_me_is_no_partner() -> None:
     assert not any(key == "partner" for _, _, key, _ in _tagged("so me and him got married last year"))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    # stop 42: phrasings of people writing English as a second language, and statuses said as jobs
+    ("i am working in the evening shift as cook at a Lebanese restaurant", ("add", "user", "job", "cook")),
+    ("my brother Tariq works in the warehouse at a supermarket as forklift driver",
+     ("add", "Tariq", "job", "forklift driver")),
+    ("single dad, work part time as a courier, quick dinners pls", ("add", "user", "job", "courier")),
+    ("single dad, work part time as a courier, quick dinners pls", ("add", "user", "relationship_status", "single")),
+    ("I am widower since two years, my children live abroad", ("add", "user", "relationship_status", "widowed")),
+    ("my friend Robin is non binary, what gift", ("add", "Robin", "identity", "non-binary")),
+    ("Good morning, I am a civil engineer by profession and I need a cover letter", ("add", "user", "job", "civil engineer")),
+    ("my husband name is Farid, he loves dates", ("add", "user", "partner", "Farid")),
+    ("please note my date of birth is 2 May 1958", ("add", "user", "birthday", "May 2 1958")),
+    ("my son Bilal birthday is 4 june, cake ideas", ("add", "Bilal", "birthday", "June 4")),
+    ("coeliac here, is spelt safe", ("add", "user", "health:coeliac", "coeliac")),
+    ("my 12yo daughter amara wants a phone", ("add", "Amara", "age", "12")),
+    ("my plan is to save 20k before my son goes to college", ("add", "user", "goal:save_20k", "save 20k")),
+    ("I want to climb Kilimanjaro before I turn 60. I'm 52 now, too late?", ("add", "user", "age", "52")),
+    ("grew up in Accra but been in Toronto 8 years, still hate winter", ("add", "user", "location", "Toronto")),
+    ("we rent a flat in lisbon w no balcony", ("add", "user", "location", "Lisbon")),
+    ("Brazilian here, married to a Canadian woman and living in Halifax", ("add", "user", "location", "Halifax")),
+])
+def test_stop_42_phrasings(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "absent"), [
+    ("i have 30 succulents on one windowsill lol", ("user", "age")),  # a count of things
+    ("our twins are adorable, theyre 3 and never sleep", ("user", "age")),  # the twins' age
+    ("Dear assistant, please note I am a teacher by profession", ("user", "trait:teacher_by_profession")),
+    ("Dear assistant, please note I am a teacher by profession", ("user", "job")),
+])
+def test_stop_42_what_is_not_that_fact(text: str, absent: tuple[str, str]) -> None:
+    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
+    if absent == ("user", "job"):  # the job is "teacher", not the salutation
+        assert ("user", "job", "teacher") in found
+    else:
+        assert absent not in {(subject, key) for subject, key, _ in found}
+
+
+def test_a_demonym_described_partner_is_nobody_with_a_home() -> None:
+    found = _tagged("Brazilian here, married to a Canadian woman and living in Halifax")
+    assert not any(subject == "Canadian" for _, subject, _, _ in found)

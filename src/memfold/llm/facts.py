@@ -449,6 +449,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      "age", 2.5),
     (r"\bmy birthday(?!\s+" + _BIRTHDAY_EVENT + r")(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
     (r"\bi was born on " + _V, "birthday", 3.0),
+    (r"\bmy (?:date of birth|dob|d\.o\.b\.?) is (?:on )?" + _V, "birthday", 3.0),
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w&-]+(?: [\w&-]+)?) "
      r"(?:team|department|dept|division|squad|unit)\b", "team", 3.0),
@@ -479,6 +480,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
     (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
     (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, "job", 3.0),
+    (_I_AM + r"(?:an? )?(?P<v>[\w-]+(?: [\w-]+){0,2}?) by (?:profession|trade)\b", "job", 3.0),
     (r"\bmy (?:job|profession|occupation) is (?:an? )?(?!(?:different|new|changing|changed|the same|same|boring|"
      r"great|hard|fine|ok|okay|good|so|very|really|too|killing|stressful)\b)" + _V, "job", 3.0),
     (r"\bi'?ve been (?:an? )?(?P<v>[\w-]+(?: [\w-]+)?) for (?:\w+ )?(?:years|months|decades)",
@@ -546,6 +548,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
+    # "lactose intolerant here", "type 1 diabetic here 🙋": a condition introduced like a name
+    (r"(?:^|[.!?,]\s*)\W*(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
+     r"colou?rblind|deaf|pregnant|autistic|dyslexic) here\b", "health", 3.0),
     (r"\bi (?:really |absolutely |totally |just |also |still )?(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V,
      _likes_key, 2.5),
     (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?"
@@ -616,6 +621,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"[,;]\s*(?:i'm |currently |now )?based (?:in|out of) " + _HOME_PLACE, "location", 2.5),
     (r"[,;]\s*(?:i )?live in " + _HOME_PLACE, "location", 2.5),
     (r"\bi(?:'ve| have)? (?:lived|been living|been based) (?:here )?in " + _HOME_PLACE, "location", 2.5),
+    # "from lagos originally but been in berlin 6 years": how long one has been somewhere says one lives there
+    (r"\b(?:but|and|now|so)\s+(?:i've |ive |i have )?been (?:living |based )?in (?P<v>(?!(?:the|a|an|my|our|hospital|bed|"
+     r"prison|jail|school|uni|college|rehab|therapy|love|touch|pain|charge|business)\b)[\w'-]+(?: [\w'-]+)??)"
+     r",? (?:for )?(?:\d+|a few|a couple of|two|three|four|five|six|ten|many) (?:years|yrs|months)\b", "location", 2.5),
     # "i think and dream in swedish", "english is what i think in": the main language
     (r"\bi (?:mostly |mainly |now |even )?(?:think|dream|count)(?: and (?:dream|think|count))? in (?P<v>" + _LANGUAGE_NAMES
      + r")\b", "language", 2.5),
@@ -1640,6 +1649,8 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _with_region(best, text)
     best = _name_of_the_relation(best, text, speaker)
     best = _pets_own_clause(best, text, speaker)
+    best = _job_said_with_as(best, text)
+    best = _status_read_as_job(best, text)
     best = _jobs_they_do(best, text, speaker)
     best = _someone_moved(best, text, speaker)
     best = _couple_named(best, text, speaker)
@@ -1648,6 +1659,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _partner_described(best, text, speaker)
     best = _relatives_partner(best, text, speaker)
     best = _goal_said_whole(best, text)
+    best = _goal_without_deadline(best)
     return _skills_listed(best, text)
 
 
@@ -1697,9 +1709,18 @@ def _no_age_of_a_thing(best: dict[tuple[str, str], Found], text: str, speaker: s
     spelled = standard_spelling(text)
     if mine is not None and (any(m["age"] == mine.value for m in _THINGS_AGE.finditer(spelled))
                              or any(m["age"] == mine.value for m in _AGE_TO_COME.finditer(spelled))
-                             or any(m["age"] == mine.value for m in _SOMEONE_AGED.finditer(spelled))):
+                             or any(m["age"] == mine.value for m in _SOMEONE_AGED.finditer(spelled))
+                             or any(mine.value in (m["age"], m["theirs"]) for m in _COUNT_OR_THEIRS.finditer(spelled))):
         del best[(speaker, "age")]
+        # "... before I turn 50. I'm 46 now": the age said plainly elsewhere is the speaker's
+        plain = [m["age"] for m in _AGE_NOW.finditer(spelled) if m["age"] != mine.value]
+        if len(plain) == 1:
+            best[(speaker, "age")] = replace(mine, value=plain[0])
     return best
+
+
+_AGE_NOW = re.compile(r"(?<!\bbefore )(?<!\bby )(?<!\bwhen )(?<!\buntil )(?<!\bonce )\b(?:i'm|im|i am) "
+                      r"(?:now |only |just )?(?P<age>\d{1,2})(?= years old\b| now\b| this year\b|[.,!;]|$)", re.IGNORECASE)
 
 
 # "visit all 7 continents before im 40", "retire by the time i'm 55": an age to come, not the age now
@@ -1807,6 +1828,10 @@ _SOMEONE_AGED = re.compile(r"(?<!\bi'm )(?<!\bim )(?<!\bi am )(?<!\bas )\b(?:a|a
                            r"[- ]old\b", re.IGNORECASE)
 _AGE_TO_COME = re.compile(r"\b(?:before|by the time|by|when|until|till|once) (?:i'm|im|i am|i turn|i hit|i reach) "
                           r"(?P<age>\d{1,3})\b", re.IGNORECASE)
+# "i have 47 houseplants", "theyre 2": a count of things, or the age of the people just named
+_COUNT_OR_THEIRS = re.compile(r"\b(?:have|had|has|got|own|with) (?:like |about |over |nearly |almost )?(?P<age>\d{1,3}) "
+                              r"(?!years?\b|yrs?\b)[a-z-]+s\b|\bthey(?:'re|re| are) (?:only |just |now |nearly |almost )?"
+                              r"(?P<theirs>\d{1,2})\b", re.IGNORECASE)
 
 
 # "my girlfriend Anjali and i both live in bangalore", "my mom moved in with us here in
@@ -1841,13 +1866,15 @@ _RELATIVE_AGED = re.compile(
 
 
 def _relatives_age(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
-    """The age in "my 89 year old grandma" is the grandma's (the rules read it as the speaker's)."""
+    """The age in "my 89 year old grandma" is the grandma's (the rules read it as the speaker's);
+    a name typed in lower case counts when the message names that relative ("my 15yo daughter chloe")."""
+    named = {_folded(name): proper(name) for name in _relatives_by_name(best, speaker)}
     for m in _RELATIVE_AGED.finditer(standard_spelling(text)):
         age = m["age"] if m["age"].isdigit() else number_words(m["age"].lower())
         rel = _REL_ALIASES.get(m["rel"].lower(), m["rel"].lower())
         if not age or rel.endswith("s") and rel != "boss":  # "my 3 year old twins": whose?
             continue
-        name = m["name"] if m["name"] and m["name"][:1].isupper() else None
+        name = m["name"] if m["name"] and m["name"][:1].isupper() else named.get(_folded(m["name"] or ""))
         owner = proper(name) if name else f"{speaker}'s {_REL_CANON.get(rel, rel)}"
         misread = best.get((speaker, "age"))
         if misread is not None and normalise_value("age", misread.value) == age:
@@ -2042,6 +2069,48 @@ _EATS_ALL = r"(?P<v>eats (?:everything|anything|meat|literally everything|whatev
 _MY_RELATIVE_DOES = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) " + _DOES_FOR_A_LIVING, re.IGNORECASE)
 
 
+# "single mum, work full time as a cleaner", "I am widower now", "Sam is non binary": a status
+# or an identity read as a job
+_STATUS_AS_JOB = {"single mum": ("relationship_status", "single"), "single mom": ("relationship_status", "single"),
+                  "single dad": ("relationship_status", "single"), "single parent": ("relationship_status", "single"),
+                  "widow": ("relationship_status", "widowed"), "widower": ("relationship_status", "widowed"),
+                  "non binary": ("identity", "non-binary"), "non-binary": ("identity", "non-binary"),
+                  "nonbinary": ("identity", "non-binary"), "genderfluid": ("identity", "genderfluid")}
+_WORKS_AS = re.compile(r"\bwork(?:s|ing)? (?:full[- ]time |part[- ]time )?as (?:an? )?(?P<job>[a-z][\w-]*(?: [a-z][\w-]*)?)"
+                       r"(?= (?:at|in|for|with|and|but|so)\b|[.,!?;]|$)", re.IGNORECASE)
+
+
+def _status_read_as_job(best: _Slots, text: str) -> _Slots:
+    """The status or identity takes its own key; the job is the one said after "work as", if any."""
+    for (subject, key), item in list(best.items()):
+        status = _STATUS_AS_JOB.get(item.value.lower()) if key == "job" and item.value else None
+        if status is None:
+            continue
+        del best[(subject, key)]
+        best.setdefault((subject, status[0]), replace(item, key=status[0], value=status[1]))
+        if (m := _WORKS_AS.search(standard_spelling(text))) is not None:
+            best[(subject, "job")] = replace(item, value=m["job"].lower())
+    return best
+
+
+# "i work in night shift as nurse at St Mary", "works in the kitchen at a hotel as head chef":
+# the place or shift is said first, the job after "as"
+_WORKS_IN_AS = re.compile(r"\b(?:work|works|working|worked) (?P<said>(?:in|on|at|for) [^.!?;,]{2,60}?) as (?:an? |the )?"
+                          r"(?P<job>(?!well\b|much\b|long\b|hard\b|usual\b|soon\b|if\b)[a-z][\w-]*(?: [a-z][\w-]*)?)"
+                          r"(?= (?:at|in|for|with|and|but|so|since|because)\b|[.,!?;]|$)", re.IGNORECASE)
+
+
+def _job_said_with_as(best: _Slots, text: str) -> _Slots:
+    """A job read from the words between "work in" and "as" is the one after "as"."""
+    for m in _WORKS_IN_AS.finditer(standard_spelling(text)):
+        said = _folded(m["said"])
+        for slot, item in list(best.items()):
+            if slot[1] in ("job", "team", "employer") and item.value and _folded(item.value) in said:
+                # the worker is whoever the words before "as" were read of ("works in the warehouse")
+                best[(slot[0], "job")] = replace(item, key="job", value=m["job"].lower())
+    return best
+
+
 def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     spelled = standard_spelling(text)
     for name in _relatives_by_name(best, speaker):
@@ -2116,8 +2185,12 @@ def _partner_described(best: dict[tuple[str, str], Found], text: str, speaker: s
     if m is None or not _is_demonym(m["demonym"]):
         return best
     partner = best.get((speaker, "partner"))
-    if partner is not None and _folded(partner.value) == _folded(f"{m['demonym']} {m['noun']}"):
+    if partner is not None and _folded(partner.value) in (_folded(m["demonym"]), _folded(f"{m['demonym']} {m['noun']}")):
         del best[(speaker, "partner")]
+    for slot in [slot for slot in best if _folded(slot[0]) == _folded(m["demonym"])]:
+        misread = best.pop(slot)  # "Australian" read as a person's name ("..., living in Perth")
+        if slot[1] == "location":  # the couple's home
+            best.setdefault((speaker, "location"), replace(misread, subject=speaker))
     status = best.get((speaker, "relationship_status"))
     married = status is not None and status.value.lower() == "married"
     who = f"{speaker}'s {_PARTNER_NOUNS[m['noun'].lower()] if married else 'partner'}"
@@ -2201,6 +2274,20 @@ def _skills_listed(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[
             if after:
                 next_key = fact_key("skill", after["next"])
                 best.setdefault((subject, next_key), replace(item, key=next_key, value=after["next"]))
+    return best
+
+
+_DEADLINE = re.compile(r" (?:before|by the time|until|till|in time for)\b.*$", re.IGNORECASE)
+
+
+def _goal_without_deadline(best: _Slots) -> _Slots:
+    """"lose 10 kilo before my daughter's wedding", "run a marathon before I turn 50": the goal
+    is what is wanted; when it is due is said beside it, not part of it."""
+    for (subject, key), item in list(best.items()):
+        if key.startswith("goal:") and (cut := _DEADLINE.sub("", item.value)) != item.value and len(cut.split()) >= 2:
+            del best[(subject, key)]
+            new_key = fact_key("goal", cut)
+            best.setdefault((subject, new_key), replace(item, key=new_key, value=cut))
     return best
 
 
@@ -2390,6 +2477,10 @@ def _plausible(item: Found) -> bool:
         return folded not in _IN_A_STATE
     if family == "partner":  # "im seeing dr mensah now": a doctor seen, no date
         return not re.match(r"(?:dr|doctor)\b", folded)
+    if family == "job":  # "Dear assistant, kindly note ...": a salutation, no job
+        return not re.match(r"(?:dear|hi|hello|hey)\b", folded)
+    if family == "trait":  # "a chartered accountant by profession": the job's key has it
+        return not re.search(r"\bby (?:profession|trade)$", folded)
     return True
 
 
@@ -2744,7 +2835,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"my \1"),
     # "allergic to shellfish n my daughter is 4", "i live in kreuzberg w my partner": a lone
     # lower-case "n" is "and", a lone "w" before a determiner "with"
-    (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an)\b)", " with "),
+    (r"(?<=\w) (?-i:n) (?=\w)", " and "), (r"(?<=\w) (?-i:w) (?=(?:my|his|her|their|our|the|a|an|no)\b)", " with "),
     (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter|wife|husband|partner|girlfriend|"
      r"boyfriend|dog|cat)s (?=called|named)", r"\1's ", ["called", "named"]),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
@@ -2763,6 +2854,13 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"first|only|native|current) )?(?:name|birthday|bday|age|job|hobby|hobbies|favou?rite|fav|boss|best friend|"
      r"friend|mate|dog|cat|pet|car|phone|team|company|first language|language|mother tongue|wife|husband|"
      r"partner|girlfriend|boyfriend|school|teacher|allergy|diet|goal|dream)\b)", r"\1\2's "),
+    # "my wife name is Shirin", "my daughter birthday is 9 november": the possessive left out
+    (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|boss|friend|"
+     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter|dog|cat|baby|puppy|kitten)) (?=(?:name|birthday|bday|"
+     r"date of birth) is\b)", r"\1's ", ["name is", "birthday is", "bday is", "date of birth is"]),
+    (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|friend|"
+     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:[A-Z][a-z]+)) (?=(?:birthday|bday|date of birth) "
+     r"is\b)", r"\1's ", ["birthday is", "bday is", "date of birth is"]),
     # "my dads a taxi driver", "my sisters an engineer": "my dad is a ..."
     (r"\b(my (?:wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|friend|girlfriend|"
      r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never|"

@@ -53,7 +53,7 @@ _FILLER = re.compile(
 # a place said with how one got there or what is near it: the place is the words between
 _PLACE_LEAD = re.compile(r"^(?:(?:settled|living|based|moved|relocated|now)\s+)+(?:in|to)\s+", re.IGNORECASE)
 # ("a village near Bath" is a place; "near my in-laws" says who is near)
-_PLACE_TAIL = re.compile(r"\s+(?:originally|for|near (?:my|our|his|her|their|the|work|family)|with|since|because|"
+_PLACE_TAIL = re.compile(r"\s+(?:originally|for|near (?:my|our|his|her|their|the|work|family)|with|w/?|since|because|"
                          r"where|which|who|as|but|after|that|every|each|this|these|those)\b.*$",
                          re.IGNORECASE)
 _AGED = re.compile(r"^\d{1,3}[- ]years?[- ]old\s+", re.IGNORECASE)
