@@ -1180,7 +1180,7 @@ def test_a_pronoun_beside_me_is_no_partner() -> None:
     ("single dad, work part time as a courier, quick dinners pls", ("add", "user", "job", "courier")),
     ("single dad, work part time as a courier, quick dinners pls", ("add", "user", "relationship_status", "single")),
     ("I am widower since two years, my children live abroad", ("add", "user", "relationship_status", "widowed")),
-    ("my friend Robin is non binary, what gift", ("add", "Robin", "identity", "non-binary")),
+    ("my friend Robin is non binary, what gift", ("add", "Robin", "identity", "non binary")),
     ("Good morning, I am a civil engineer by profession and I need a cover letter", ("add", "user", "job", "civil engineer")),
     ("my husband name is Farid, he loves dates", ("add", "user", "partner", "Farid")),
     ("please note my date of birth is 2 May 1958", ("add", "user", "birthday", "May 2 1958")),

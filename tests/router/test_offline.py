@@ -293,3 +293,41 @@ def test_a_short_statement_the_tagger_reads_is_kept_when_the_head_reads_chatter(
     backend = OfflineBackend(embedder, head=_chatter_head(embedder.dim))  # type: ignore[arg-type]
     message = Message(msg_id="m", user_id="u", role="user", text=text, ts=T0)
     assert backend.route(message, RouteContext()).kind == kind
+
+
+def _profile(*facts: tuple[str, str, str]) -> list:
+    from memfold.models import ProfileFact
+
+    return [ProfileFact(user_id="u1", subject=subject, key=key, value=value, sources=["m0"])
+            for subject, key, value in facts]
+
+
+def test_a_relative_who_moved_keeps_being_that_relative(backend: OfflineBackend, msg: MessageFactory) -> None:
+    profile = _profile(("user", "family:brother", "Dawit"), ("Dawit", "location", "Addis Ababa"))
+    facts = backend.route(msg("Dawit moved to Nairobi with his family, what should I send him"),
+                          RouteContext(profile=profile)).facts
+    assert ("Dawit", "location", "Nairobi") in {(f.subject, f.key, f.value) for f in facts}
+    assert not any(f.key == "family:brother" and f.value != "Dawit" for f in facts)
+
+
+def test_switched_to_the_instrument_retires_the_old_one(backend: OfflineBackend, msg: MessageFactory) -> None:
+    facts = backend.route(msg("my wrists hate the guitar, so I switched to the ukulele"),
+                          RouteContext(profile=_profile(("user", "hobby:guitar", "guitar")))).facts
+    assert {(f.action, f.key) for f in facts} >= {("add", "hobby:ukulele"), ("delete", "hobby:guitar")}
+
+
+def test_moving_between_crafts_is_no_home(backend: OfflineBackend, msg: MessageFactory) -> None:
+    facts = backend.route(msg("i moved from acrylic to oil painting, so much slower"), RouteContext()).facts
+    assert not any(f.key == "location" for f in facts)
+
+
+def test_a_widower_is_widowed_and_grounded(backend: OfflineBackend, msg: MessageFactory) -> None:
+    decision = backend.route(msg("My wife passed last spring. I am widower now, cooking is new to me."),
+                             RouteContext(profile=_profile(("user", "relationship_status", "married"))))
+    assert ("update", "relationship_status", "widowed") in {(f.action, f.key, f.value) for f in decision.facts}
+
+
+def test_an_emoji_ends_the_statement_before_a_question(backend: OfflineBackend, msg: MessageFactory) -> None:
+    text = "went fully pescatarian last month 🐟 fish tacos that arent boring?"
+    facts = backend.route(msg(text), RouteContext(profile=_profile(("user", "diet", "vegetarian")))).facts
+    assert ("update", "diet", "pescatarian") in {(f.action, f.key, f.value) for f in facts}

@@ -314,6 +314,14 @@ def _names_a_place(m: re.Match[str]) -> bool:
     return not m["v"].lower().startswith("the ") or m["v"][4:5].isupper()
 
 
+def _moved_between_places(m: re.Match[str]) -> str | None:
+    """"moved from leeds to york" is a home; "moved from watercolor to oil painting" is a craft
+    (the rules match case-blind, so the words must look like a place, not an activity)."""
+    words = m["v"].split()
+    activity = len(words) > 1 and words[-1].lower().endswith("ing") or STUDY_FIELD.match(m["v"]) or DEPARTMENT.match(m["v"])
+    return None if activity else "location"
+
+
 def _location_after_workplace(m: re.Match[str]) -> str | None:
     """'a ux researcher at booking.com in amsterdam', 'I work at Google in London': the town
     after the workplace is where the speaker lives (the workplace itself is read elsewhere)."""
@@ -603,8 +611,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:the )?(?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})", "employer", 3.0),
     (r"\bi(?:'m| am) (?:now )?(?:working|employed) (?:at|for|with) (?:the )?(?P<v>[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,3})",
      "employer", 3.0),
-    (r"\b(?:i |we )?moved from [A-Z][\w'-]+(?: [A-Z][\w'-]+)? to (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})",
-     "location", 3.0),
+    (r"\b(?:i |we )?moved from [A-Z][\w'-]+(?: [A-Z][\w'-]+)? to (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
+     r"(?:,? (?-i:[A-Z])[\w'-]+)?)", _moved_between_places, 3.0),
     (r"^(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)-based\b", "location", 2.5),
     # "the move to vancouver went ok", "the commute from the new place in geelong", "closed on
     # the house in Denver!!": the speaker's new home, said of the move or the dwelling
@@ -625,6 +633,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:but|and|now|so)\s+(?:i've |ive |i have )?been (?:living |based )?in (?P<v>(?!(?:the|a|an|my|our|hospital|bed|"
      r"prison|jail|school|uni|college|rehab|therapy|love|touch|pain|charge|business)\b)[\w'-]+(?: [\w'-]+)??)"
      r",? (?:for )?(?:\d+|a few|a couple of|two|three|four|five|six|ten|many) (?:years|yrs|months)\b", "location", 2.5),
+    # "rent in dublin was insane so i went home to galway": back to live where one is from
+    (r"\b(?:i|we) (?:went|moved|came|headed|packed up and went) (?:back )?home to " + _HOME_PLACE, "location", 2.5),
+    # "we switched to english at home so the kids practice": the language spoken at home now
+    (r"\b(?:i|we) (?:switched|changed|moved|went over) to (?:speaking )?(?P<v>" + _LANGUAGE_NAMES
+     + r") (?:at home|with the kids|in the house|now)\b", "language", 2.5),
     # "i think and dream in swedish", "english is what i think in": the main language
     (r"\bi (?:mostly |mainly |now |even )?(?:think|dream|count)(?: and (?:dream|think|count))? in (?P<v>" + _LANGUAGE_NAMES
      + r")\b", "language", 2.5),
@@ -1634,6 +1647,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _pronoun_age(best, text, speaker)
     best = _no_age_of_a_thing(best, text, speaker)
     best = _no_home_of_a_thing(best, text)
+    best = _home_bought_and_lived_in(best, text, speaker)
     best = _own_mother_tongue(best, text, speaker)
     best = _pronoun_job(best, text, speaker)
     best = _pronoun_tastes(best, text, speaker)
@@ -1654,6 +1668,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _jobs_they_do(best, text, speaker)
     best = _someone_moved(best, text, speaker)
     best = _couple_named(best, text, speaker)
+    best = _status_of_both(best, text, speaker)
     best = _said_of_own_name(best, speaker)
     best = _demonym_as_nationality(best)
     best = _partner_described(best, text, speaker)
@@ -1808,6 +1823,18 @@ def _aged_and_named(best: dict[tuple[str, str], Found], text: str, speaker: str)
 # "moved everything to figma", "moved my savings to monzo": a thing moved, no one's home
 _THING_MOVED = re.compile(r"\bmoved (?:everything|it|them|all|stuff|things|(?:all )?(?:my|our|the) (?!family\b|kids\b|parents\b)"
                           r"[\w-]+)(?: over| across)? to (?P<place>[\w'-]+)", re.IGNORECASE)
+
+
+# "we bought a flat in Gdynia, close to the sea, so we live there now": the dwelling's place is the home
+_LIVE_THERE = re.compile(r"\b(?:we|i) (?:bought|got|found|rented|built) (?:a |an |our |my )?(?:new |little |small |tiny )?"
+                         r"(?:flat|house|apartment|home|place|condo|cottage) in (?P<place>[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
+                         r"[^.!?]*?\b(?:we|i) (?:now |actually |finally )?(?:live|are living|moved in) there\b", re.IGNORECASE)
+
+
+def _home_bought_and_lived_in(best: _Slots, text: str, speaker: str) -> _Slots:
+    if (speaker, "location") not in best and (m := _LIVE_THERE.search(standard_spelling(text))):
+        best[(speaker, "location")] = Found(speaker, "location", proper(m["place"]), 2.5)
+    return best
 
 
 def _no_home_of_a_thing(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
@@ -2073,9 +2100,9 @@ _MY_RELATIVE_DOES = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) " + _DOES_FOR_A_LIVIN
 # or an identity read as a job
 _STATUS_AS_JOB = {"single mum": ("relationship_status", "single"), "single mom": ("relationship_status", "single"),
                   "single dad": ("relationship_status", "single"), "single parent": ("relationship_status", "single"),
-                  "widow": ("relationship_status", "widowed"), "widower": ("relationship_status", "widowed"),
-                  "non binary": ("identity", "non-binary"), "non-binary": ("identity", "non-binary"),
-                  "nonbinary": ("identity", "non-binary"), "genderfluid": ("identity", "genderfluid")}
+                  "widow": ("relationship_status", "widow"), "widower": ("relationship_status", "widower"),
+                  "non binary": ("identity", "non binary"), "non-binary": ("identity", "non-binary"),
+                  "nonbinary": ("identity", "nonbinary"), "genderfluid": ("identity", "genderfluid")}
 _WORKS_AS = re.compile(r"\bwork(?:s|ing)? (?:full[- ]time |part[- ]time )?as (?:an? )?(?P<job>[a-z][\w-]*(?: [a-z][\w-]*)?)"
                        r"(?= (?:at|in|for|with|and|but|so)\b|[.,!?;]|$)", re.IGNORECASE)
 
@@ -2156,6 +2183,27 @@ def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str) 
 # "we got engaged!!! me and tomás", "arnav and i are getting married": the other one of the couple
 _COUPLE = re.compile(r"\b(?:me and|and me|and i|i and) (?P<name>[^\W\d_][\w'-]+)\b(?! and\b)|"
                      r"(?:^\W*|[,.!;:]\s*|\b(?:so|and|but)\s+)(?P<name2>[^\W\d_][\w'-]+) and (?:i|me)\b", re.IGNORECASE)
+
+
+# "lena and tom got engaged", "my parents ... mandla and zanele called off the engagement": a status is both people's
+_TWO_OF_A_COUPLE = re.compile(r"\b(?P<a>[^\W\d_][\w'-]+) and (?P<b>[^\W\d_][\w'-]+) (?:have |are |were |just |finally |"
+                              r"officially |recently )*(?:got |gotten |getting )?(?:engaged|married|divorced|separated|"
+                              r"split up|broke up)\b", re.IGNORECASE)
+_NOT_ONE_OF_A_COUPLE = frozenset("i me we you they he she him her them it this that who mum mom dad".split())
+
+
+def _status_of_both(best: _Slots, text: str, speaker: str) -> _Slots:
+    """A status read for one of two people said together is the other's too (a relative the
+    message or the speaker's relations name)."""
+    for m in _TWO_OF_A_COUPLE.finditer(standard_spelling(text)):
+        a, b = proper(m["a"]), proper(m["b"])
+        if {a.lower(), b.lower()} & _NOT_ONE_OF_A_COUPLE:
+            continue
+        for one, other in ((a, b), (b, a)):
+            status = best.get((one, "relationship_status"))
+            if status is not None and other != speaker:
+                best.setdefault((other, "relationship_status"), replace(status, subject=other))
+    return best
 
 
 def _couple_named(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
@@ -3268,10 +3316,20 @@ def keyed_changes(message: Message, content: list[str],
         if len(named) != 1:
             continue
         key = named[0]
+        if _the_person_changed(sentence, key, stored[key]):
+            continue
         value = _keyed_value(sentence, key, stored[key])
         if value:
             found.append(_to_extraction(Found(speaker, key, value, 3.0), message))
     return found
+
+
+def _the_person_changed(sentence: str, key: str, name: str) -> bool:
+    """"Olga moved to Wrocław": the relative named did something; who she is to the speaker
+    is the same."""
+    return key.partition(":")[0] in RELATION_FAMILIES and re.search(
+        rf"\b{re.escape(name)}\s+(?:has |had |just |finally |recently )?(?:switched|moved|changed|upgraded|transferred|"
+        r"traded)\b", sentence, re.IGNORECASE) is not None
 
 
 # "i switched courses, its pharmacy now, still at makerere": the school stays, the subject changes
@@ -3620,7 +3678,8 @@ _SW_END = (r"(?=\s*(?:$|[,.!?;:)]|\s(?:now|instead|these days|lately|nowadays|lo
 _SWITCH_FRAMES = tuple((re.compile(p, re.IGNORECASE), strong) for p, strong in (
     (r"\b(?:it's|its) " + _SW_VALUE + r" (?:i|he|she|they) (?P<feel>hate|hates|can't stand|love|loves|adore|adores)\b",
      False),
-    (r"\b(?:switched|switching|moved on|converted|gone over|went over) (?:over )?to " + _SW_VALUE + _SW_END, True),
+    (r"\b(?:switched|switching|moved on|converted|gone over|went over) (?:over )?to (?:the |a |an )?" + _SW_VALUE + _SW_END,
+     True),
     (r"\b(?:it's|its|it is) (?:all )?(?:about )?" + _SW_VALUE + r" (?:now|these days|nowadays|lately)\b", False),
     (r"(?:^|[,;.!]\s*|\b(?:and|but|so|now)\s+)" + _SW_VALUE + r" (?:is|are) (?:my|his|her|their) (?:new )?"
      r"(?:thing|jam|obsession|go-to|life)\b", False),
