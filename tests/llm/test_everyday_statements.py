@@ -1192,6 +1192,13 @@ def test_a_pronoun_beside_me_is_no_partner() -> None:
     ("grew up in Accra but been in Toronto 8 years, still hate winter", ("add", "user", "location", "Toronto")),
     ("we rent a flat in lisbon w no balcony", ("add", "user", "location", "Lisbon")),
     ("Brazilian here, married to a Canadian woman and living in Halifax", ("add", "user", "location", "Halifax")),
+    ("make a playlist for my best friend Oona, she lives in Tampere and is a nurse", ("add", "Oona", "location", "Tampere")),
+    ("i wait tables at a little restaurant called Casa Lupe, tips for remembering orders",
+     ("add", "user", "employer", "Casa Lupe")),
+    ("17m, i want to study maths at uni", ("add", "user", "age", "17")),
+    ("My name is Prof. Ewa Nowak and I teach chemistry", ("add", "user", "name", "Ewa Nowak")),
+    ("my husband Jorge he like fishing every weekend", ("add", "Jorge", "likes:fishing", "fishing")),
+    ("my daughter Ama, she loves origami, craft ideas?", ("add", "Ama", "likes:origami", "origami")),
 ])
 def test_stop_42_phrasings(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _tagged(text)

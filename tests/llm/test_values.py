@@ -67,3 +67,9 @@ def test_grounding_refuses_a_value_that_is_not_the_quotes_normalisation() -> Non
     assert grounding_problem(forged, _message("my bday is june 3rd")) is not None
     unsaid = FactExtraction(key="diet", value="vegan", quote="vegan", evidence_msg_id="m1")
     assert grounding_problem(unsaid, _message("I love steak")) is not None
+
+
+def test_grounding_reads_a_number_written_against_its_unit() -> None:
+    age = FactExtraction(key="age", value="17", evidence_msg_id="m1")
+    assert grounding_problem(age, _message("17m, i want to study maths")) is None
+    assert grounding_problem(age, _message("i want to study maths")) is not None

@@ -114,7 +114,7 @@ _REQUEST = re.compile(
 _EMOJI = "\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F"
 # an emoji ends a sentence as a full stop would ("went full vegan 😭 vegan mac n cheese that doesnt suck?"),
 # unless the next word carries the sentence on ("i love 🍕 and pasta")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)(?<!\b(?:mr|ms|dr)\.)(?<!\bmrs\.)\s+|\n+"
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)(?<!\b(?:mr|ms|dr)\.)(?<!\bmrs\.)(?<!\b[Pp]rof\.)\s+|\n+"
                              r"|(?<=[" + _EMOJI + r"])\s+(?=\w)(?!(?i:and|or|but|with|w|for|to|in|on|at|of|because|cause|cuz|"
                              r"lol|lmao|haha|too|as well)\b)")
 
@@ -368,15 +368,15 @@ _STATEMENT_AFTER_REQUEST = re.compile(
 _THEIR_STATEMENT_AFTER_REQUEST = re.compile(
     r"^(?P<request>[^,?]{3,80})[,;]\s*(?P<pronoun>she|he)(?P<verb>'s|\u2019s|s| is|)\s+(?P<rest>[^?]{3,})[.!]*$",
     re.IGNORECASE)
-_MY_PERSON = re.compile(r"\bmy (?:(?:new|little|big|older|younger|baby|twin) )?(?P<rel>[a-z][\w-]*)"
-                        r"(?: (?-i:[A-Z])[\w-]+)?", re.IGNORECASE)
+_MY_PERSON = re.compile(r"\bmy (?:(?:new|little|big|older|younger|baby|twin) )?(?P<rel>(?:best|closest) (?:friend|mate)|"
+                        r"[a-z][\w-]*)(?: (?-i:[A-Z])[\w-]+)?", re.IGNORECASE)
 _PRONOUN_LEAD = re.compile(r"^(?P<pronoun>she|he)(?P<verb>'s|\u2019s|s| is|)\s+(?P<rest>\S.{2,})$", re.IGNORECASE)
 
 
 def _people_named(text: str) -> list[str]:
     """The speaker's people ``text`` names as "my sister Ana", "my new neighbour Rosa"."""
     return [m[0] for m in _MY_PERSON.finditer(text)
-            if RELATION_CANON.get(m["rel"].lower(), m["rel"].lower()) in RELATION_WORDS]
+            if RELATION_CANON.get(m["rel"].lower(), m["rel"].lower().split()[-1]) in RELATION_WORDS]
 
 
 def _said_of(person: str, pronoun_clause: str) -> str | None:

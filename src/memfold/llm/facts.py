@@ -445,7 +445,8 @@ _AGE_WORDS = (r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]
               r"seven|eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen")
 
 _RULE_SPECS: list[_RuleSpec] = [
-    (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+" + _NAME_VALUE,
+    (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
+     + _NAME_VALUE,
      "name", 3.0),
     # "can you use my full name katarzyna from now on", "use olumide in full"
     (r"\buse my (?:full |real |proper |legal )?name,? " + _NAME_VALUE, "name", 3.0),
@@ -453,6 +454,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "hi im mohammed", "hey its Chris": a greeting, then who is speaking, and nothing else
     (SELF_INTRODUCTION.pattern, "name", 3.0),
     (_I_AM + r"(?P<v>\d{1,3})(?:\s*(?:years? old|yo|y/o))\b", "age", 3.0),
+    # "15f, i want to be a marine biologist", "(32M) need advice": age and sex, forum style
+    (r"(?:^\W*|\()(?P<v>\d{2}) ?(?-i:[fmFM])(?=\)|,|\s*$| here\b)", "age", 2.5),
     (_I_AM + r"(?P<v>\d{1,3}|" + _AGE_WORDS + r")\s*(?:years? old)?(?: (?:btw|lol|haha|now|already|today|tbh))*[.!]*$",
      "age", 2.5),
     (r"\bmy birthday(?!\s+" + _BIRTHDAY_EVENT + r")(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
@@ -730,6 +733,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:now |currently |still )?(?P<v>teach)(?= (?:at|in) (?:a |an |the )?(?-i:[A-Z]))", "job", 2.2),
     (r"\bi (?:now |currently |still )?(?P<v>(?:own|manage) (?:a |an |the |my own |" + HOW_MANY + r")?"
      r"(?:little |small |tiny )?(?:" + BUSINESSES + r")s?)\b", "job", 2.2),
+    # "im a barista at a lil cafe called the daily grind": the workplace by its name
+    (r"\b(?:i'm|i am|i work|i'm working|working)\b[^.!?;]{0,40}? (?:at|for|in) (?:a|an|this|the) (?:[\w-]+ ){0,2}?(?:"
+     + BUSINESSES + r") (?:called|named) (?:the )?(?P<v>[\w'&.-]+(?: [\w'&.-]+){0,3}?)(?=\s*(?:[,.!?;]|$| and\b| but\b| so\b|"
+     r" in\b| on\b| near\b| how\b))", "employer", 2.6),
     # "I drive buses in leeds", "i drive for uber full-time": the job (not a car owned)
     (r"\bi (?:now |currently |still |also )?(?P<v>drive (?:an? )?" + VEHICLES + r")\b(?! to\b)", "job", 2.6),
     (r"\bi (?:now |currently |still |also )?(?P<v>drive) for (?!(?:hours|miles|ages|a while|fun|work|a bit|"
@@ -1792,13 +1799,25 @@ _PRONOUN_TASTES = re.compile(r"\b(?:she|he)(?:'s|s| is)? (?:really |also |absolu
 
 
 def _pronoun_tastes(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
-    said = " ".join(m["rest"].lower() for m in _PRONOUN_TASTES.finditer(standard_spelling(text)))
+    tastes = list(_PRONOUN_TASTES.finditer(standard_spelling(text)))
+    said = " ".join(m["rest"].lower() for m in tastes)
     mine = [slot for slot, item in best.items() if slot[0] == speaker and item.value
             and slot[1].partition(":")[0] in ("likes", "dislikes", "hobby") and item.value.lower() in said]
-    other = _the_one_other(best, text, speaker) if mine and not _SPEAKER_TASTES.search(text) else None
+    other = _the_one_other(best, text, speaker) if tastes and not _SPEAKER_TASTES.search(text) else None
     for slot in mine if other else []:
         best.setdefault((other, slot[1]), replace(best.pop(slot), subject=other))
+    if other and not mine and len(tastes) == 1 and (thing := _TASTE_OBJECT.match(tastes[0]["rest"])):
+        # "my wife Conceição, she loves gardening": no rule read it; the thing loved is hers
+        family = "dislikes" if re.search(r"\b(?:hates?|can't stand)\b", tastes[0][0], re.IGNORECASE) else "likes"
+        value = thing["v"].lower()
+        best.setdefault((other, fact_key(family, value)), Found(other, fact_key(family, value), value, 2.2))
     return best
+
+
+_TASTE_OBJECT = re.compile(r"\s*(?P<v>(?!(?:it|that|this|me|him|her|them|us|you|when|how|the way|to|a|an|the|my|his|her|"
+                           r"their|our|everything|anything|nothing|something|being|having)\b)[\w'-]+(?: [\w'-]+){0,2}?)"
+                           r"(?=\s+(?:more|so|and|but|too|a lot|very|like|than|with|every|since)\b|\s*[,.!?;]|\s*$)",
+                           re.IGNORECASE)
 
 
 _SPEAKER_TASTES = re.compile(r"\bi (?:really |also |absolutely )?(?:love|like|hate|adore|enjoy|can't stand)\b|\bi'm into\b",
@@ -2909,6 +2928,10 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|friend|"
      r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:[A-Z][a-z]+)) (?=(?:birthday|bday|date of birth) "
      r"is\b)", r"\1's ", ["birthday is", "bday is", "date of birth is"]),
+    # "my wife she love gardening", "he speak only tagalog": the verb's -s left off (not "does he like")
+    (r"(?<!\bdoes )(?<!\bdid )(?<!\bdo )(?<!\bwould )(?<!\bwill )(?<!\bcan )(?<!\bcould )(?<!\bshould )(?<!\bmight )"
+     r"(?<!\bmake )(?<!\blet )(?<!\bhelp )\b(she|he) ((?:only |really |still |also |always )?)(love|like|hate|enjoy|work|live|"
+     r"speak|play|prefer|cook)\b(?!s)", r"\1 \2\3s", ["she ", "he "]),
     # "my dads a taxi driver", "my sisters an engineer": "my dad is a ..."
     (r"\b(my (?:wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|friend|girlfriend|"
      r"boyfriend|grandma|grandpa|aunt|uncle|cousin))s (?=(?:a|an|the|from|in|so|really|super|always|never|"

@@ -17,6 +17,7 @@ from memfold.llm.spelling import corrected
 from memfold.llm.values import content_words, normalise_value
 from memfold.models import FactExtraction, Message
 
+_DIGITS_THEN_LETTERS = re.compile(r"\b(\d+)([a-z]+)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:no longer|anymore|any more|not|don't|do not|never|stopped|quit|"
                        r"gave up|no more|isn't|aren't|wasn't|ex-)\b", re.IGNORECASE)
 
@@ -38,6 +39,7 @@ def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
     """Why ``fact`` is not supported by ``message``'s words, or None when it is."""
     # a word the router read as meant ("my ssiter camila": sister) is said too
     said = content_words(message.indexed_text()) | content_words(corrected(message.indexed_text()))
+    said |= content_words(_DIGITS_THEN_LETTERS.sub(r"\1 \2", message.text))  # "17m": 17 is said
     value_words = content_words(fact.value)
     if fact.action == "delete":
         # a retired value is named by a word of it ("wrist is healed" retires "broken wrist")
