@@ -47,3 +47,11 @@ def test_one_key_per_kind_of_favourite(key: str, canonical: str) -> None:
     from memfold.llm.keys import canonical_key
 
     assert canonical_key(key) == canonical
+
+
+def test_a_per_value_key_keeps_the_letters_that_carry_accents() -> None:
+    from memfold.llm.keys import slug
+
+    assert slug("Tomás") == "tomas"
+    assert slug("Conceição gardening") == "conceicao_gardening"
+    assert slug("Zoë") == "zoe"

@@ -331,3 +331,10 @@ def test_an_emoji_ends_the_statement_before_a_question(backend: OfflineBackend, 
     text = "went fully pescatarian last month 🐟 fish tacos that arent boring?"
     facts = backend.route(msg(text), RouteContext(profile=_profile(("user", "diet", "vegetarian")))).facts
     assert ("update", "diet", "pescatarian") in {(f.action, f.key, f.value) for f in facts}
+
+
+def test_a_child_moved_to_a_school_studies_there(backend: OfflineBackend, msg: MessageFactory) -> None:
+    profile = _profile(("user", "child:noor", "Noor"), ("Noor", "education", "Hillside Primary"))
+    facts = backend.route(msg("we moved noor to greenfield academy, smaller classes"), RouteContext(profile=profile)).facts
+    assert ("Noor", "education", "Greenfield Academy") in {(f.subject, f.key, f.value) for f in facts}
+    assert not any(f.key == "location" for f in facts)

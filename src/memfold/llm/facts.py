@@ -1673,7 +1673,8 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _job_said_with_as(best, text)
     best = _status_read_as_job(best, text)
     best = _jobs_they_do(best, text, speaker)
-    best = _someone_moved(best, text, speaker)
+    best = _someone_moved(best, text, speaker, people)
+    best = _school_is_no_home(best, speaker)
     best = _couple_named(best, text, speaker)
     best = _status_of_both(best, text, speaker)
     best = _said_of_own_name(best, speaker)
@@ -1842,6 +1843,21 @@ def _aged_and_named(best: dict[tuple[str, str], Found], text: str, speaker: str)
 # "moved everything to figma", "moved my savings to monzo": a thing moved, no one's home
 _THING_MOVED = re.compile(r"\bmoved (?:everything|it|them|all|stuff|things|(?:all )?(?:my|our|the) (?!family\b|kids\b|parents\b)"
                           r"[\w-]+)(?: over| across)? to (?P<place>[\w'-]+)", re.IGNORECASE)
+
+
+# "we moved leila to riverside academy": a school is where a child studies, no one's home
+_SCHOOL_NAME = re.compile(r"\b(?:school|academy|primary|college|university|uni|high|kindergarten|nursery|daycare|"
+                          r"montessori|prep|lyceum|gymnasium)$", re.IGNORECASE)
+
+
+def _school_is_no_home(best: _Slots, speaker: str) -> _Slots:
+    """Someone else's "home" that is a school is where they study (the speaker's own is left:
+    "i live near Oxford High" says where)."""
+    for (subject, key), item in list(best.items()):
+        if key == "location" and subject != speaker and item.value and _SCHOOL_NAME.search(item.value):
+            del best[(subject, key)]
+            best.setdefault((subject, "education"), replace(item, key="education"))
+    return best
 
 
 # "we bought a flat in Gdynia, close to the sea, so we live there now": the dwelling's place is the home
@@ -2183,14 +2199,17 @@ _MOVED_SOMEONE = re.compile(r"\b(?:we|i|they)(?: finally| just)? (?:moved|reloca
                             r"(?P<who>[^\W\d_][\w'-]*) (?:in |down |up |over |back )?(?:to|into)\b", re.IGNORECASE)
 
 
-def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
-    """The home read as the speaker's after "we moved <someone> to" is that person's."""
+def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str,
+                   people: KnownPeople | None = None) -> dict[tuple[str, str], Found]:
+    """The home read as the speaker's after "we moved <someone> to" is that person's (a
+    relative the message names, or one the profile knows)."""
     home = best.get((speaker, "location"))
     m = _MOVED_SOMEONE.search(standard_spelling(text)) if home else None
     if m is None or home is None or text.lower().find(home.value.lower(), m.end()) < 0:
         return best
     relation = canonical_relation(m["who"].lower())
-    names = {name for name in _relatives_by_name(best, speaker, _NAMED_FAMILIES)
+    known = people.named_people(m["who"]) if people is not None else set()
+    names = {name for name in {*_relatives_by_name(best, speaker, _NAMED_FAMILIES), *known}
              if name.lower() == m["who"].lower()}
     who = names.pop() if names else f"{speaker}'s {relation}" if relation in RELATION_WORDS else None
     if who is not None:
@@ -2216,8 +2235,9 @@ def _status_of_both(best: _Slots, text: str, speaker: str) -> _Slots:
     message or the speaker's relations name)."""
     for m in _TWO_OF_A_COUPLE.finditer(standard_spelling(text)):
         a, b = proper(m["a"]), proper(m["b"])
-        if {a.lower(), b.lower()} & _NOT_ONE_OF_A_COUPLE:
-            continue
+        if {a.lower(), b.lower()} & _NOT_ONE_OF_A_COUPLE or any(
+                canonical_relation(word.lower()) in RELATION_WORDS for word in (a, b)):
+            continue  # "my daughter and Tomás": the relation word is no name
         for one, other in ((a, b), (b, a)):
             status = best.get((one, "relationship_status"))
             if status is not None and other != speaker:

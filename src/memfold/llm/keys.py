@@ -11,6 +11,7 @@ deletes exactly ``likes:jazz``.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from memfold.models import Message
 
@@ -226,8 +227,10 @@ _NON_KEY = re.compile(r"[^a-z0-9_]+")
 
 
 def slug(text: str, *, max_words: int = 4) -> str:
-    """Lower-case snake_case of the first few words (for per-value keys)."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    """Lower-case snake_case of the first few words (for per-value keys); accents are
+    dropped, not the letters that carry them ("Tomás" -> ``tomas``, not ``tom_s``)."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    words = re.findall(r"[a-z0-9]+", plain.lower())
     return "_".join(words[:max_words]) or "value"
 
 
