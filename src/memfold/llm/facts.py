@@ -1675,6 +1675,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _jobs_they_do(best, text, speaker)
     best = _someone_moved(best, text, speaker, people)
     best = _school_is_no_home(best, speaker)
+    best = _moved_to_school(best, text, speaker, people)
     best = _couple_named(best, text, speaker)
     best = _status_of_both(best, text, speaker)
     best = _said_of_own_name(best, speaker)
@@ -1848,6 +1849,29 @@ _THING_MOVED = re.compile(r"\bmoved (?:everything|it|them|all|stuff|things|(?:al
 # "we moved leila to riverside academy": a school is where a child studies, no one's home
 _SCHOOL_NAME = re.compile(r"\b(?:school|academy|primary|college|university|uni|high|kindergarten|nursery|daycare|"
                           r"montessori|prep|lyceum|gymnasium)$", re.IGNORECASE)
+
+
+_MOVED_TO_SCHOOL = re.compile(r"\b(?:we|i|they)(?: finally| just)? (?:moved|switched|transferred|put|enrolled) (?:my |our )?"
+                              r"(?P<who>[^\W\d_][\w'-]*) (?:to|into|at|in) (?:a |the )?(?P<school>(?:[\w'-]+ ){0,3}?(?:school|"
+                              r"academy|primary|college|kindergarten|nursery|daycare|montessori|high school))\b", re.IGNORECASE)
+
+
+def _moved_to_school(best: _Slots, text: str, speaker: str, people: KnownPeople) -> _Slots:
+    """"we moved noor to greenfield academy": the school is where Noor studies now."""
+    m = _MOVED_TO_SCHOOL.search(standard_spelling(text))
+    if m is None or m["school"].split()[0].lower() in ("new", "another", "different", "private", "public", "local"):
+        return best
+    named = {name for name in {*_relatives_by_name(best, speaker, _NAMED_FAMILIES), *people.named_people(m["who"])}
+             if _folded(name) == _folded(m["who"])}
+    who = proper(named.pop()) if len(named) == 1 else None
+    if who is None:
+        return best
+    school = proper(m["school"]) if m["school"].islower() else m["school"]
+    for slot in [(who, "location"), (who, "employer"), (speaker, "location")]:
+        if slot in best and _folded(best[slot].value) == _folded(school):
+            del best[slot]
+    best[(who, "education")] = Found(who, "education", school, 2.6)
+    return best
 
 
 def _school_is_no_home(best: _Slots, speaker: str) -> _Slots:
