@@ -1199,6 +1199,9 @@ def test_a_pronoun_beside_me_is_no_partner() -> None:
     ("My name is Prof. Ewa Nowak and I teach chemistry", ("add", "user", "name", "Ewa Nowak")),
     ("my husband Jorge he like fishing every weekend", ("add", "Jorge", "likes:fishing", "fishing")),
     ("my daughter Ama, she loves origami, craft ideas?", ("add", "Ama", "likes:origami", "origami")),
+    ("i dont eat anything with dairy since my diagnosis", ("add", "user", "diet", "dairy-free")),
+    ("about my hamster, her name is Pip, she is 2 years old", ("add", "user", "pet:hamster", "Pip")),
+    ("petrol is so expensive here in Ireland, cheapest cars to run?", ("add", "user", "location", "Ireland")),
 ])
 def test_stop_42_phrasings(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _tagged(text)

@@ -511,7 +511,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"all|once|first|times|my|a|an)|in|on|for|with|every|hard|a lot|late|online|part-time|best|better|when|while)\b)"
      + _V, "education", 2.5),
     (_I_AM + r"(?:a |an |strictly |fully |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
-    (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?P<v>meat|fish|pork|beef|dairy|"
+    (r"\bi (?:don't|do not|never|no longer) (?:eat|drink|touch) (?:anything with |anything containing )?(?P<v>meat|fish|pork|beef|dairy|"
      r"eggs|gluten|sugar|seafood|chicken|animal products|alcohol|coffee|caffeine|milk|soda)",
      "diet", 3.0),
     (_I_AM + r"(?:really |pretty |quite |very )?(?:good|great|bad|terrible|rubbish|hopeless|"
@@ -636,6 +636,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:but|and|now|so)\s+(?:i've |ive |i have )?been (?:living |based )?in (?P<v>(?!(?:the|a|an|my|our|hospital|bed|"
      r"prison|jail|school|uni|college|rehab|therapy|love|touch|pain|charge|business)\b)[\w'-]+(?: [\w'-]+)??)"
      r",? (?:for )?(?:\d+|a few|a couple of|two|three|four|five|six|ten|many) (?:years|yrs|months)\b", "location", 2.5),
+    # "it is so expensive here in Chile", "winters here in Oslo": where the speaker is, said in passing
+    (r"\bhere in (?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)(?=\s*(?:[,.!?;)]|$| is\b| are\b| and\b| but\b| so\b|"
+     r" too\b| lol\b))", "location", 2.0),
     # "rent in dublin was insane so i went home to galway": back to live where one is from
     (r"\b(?:i|we) (?:went|moved|came|headed|packed up and went) (?:back )?home to " + _HOME_PLACE, "location", 2.5),
     # "we switched to english at home so the kids practice": the language spoken at home now
@@ -2965,6 +2968,10 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"first|only|native|current) )?(?:name|birthday|bday|age|job|hobby|hobbies|favou?rite|fav|boss|best friend|"
      r"friend|mate|dog|cat|pet|car|phone|team|company|first language|language|mother tongue|wife|husband|"
      r"partner|girlfriend|boyfriend|school|teacher|allergy|diet|goal|dream)\b)", r"\1\2's "),
+    # "my goldfish, his name is Captain": the pet's name said after it
+    (r"\b((?:my|our) (?:new |little |baby )?(?:[\w-]+ )?(?:" + _PETS + "|" + _BREEDS + r"|goldfish|betta)),? (?:his|her|its|their) name(?:'s| is) ",
+     r"\1's name is ",
+     ["name"]),
     # "my wife name is Shirin", "my daughter birthday is 9 november": the possessive left out
     (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|boss|friend|"
      r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter|dog|cat|baby|puppy|kitten)) (?=(?:name|birthday|bday|"
