@@ -112,11 +112,12 @@ _REQUEST = re.compile(
 # no break after an initial or a title ("Fontaines D.C. are my favourite band", "J.P. Morgan",
 # "Dr. Osei"): the rest of the sentence would be read, or dropped, on its own
 _EMOJI = "\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F"
-# an emoji ends a sentence as a full stop would ("went full vegan 😭 vegan mac n cheese that doesnt suck?"),
-# unless the next word carries the sentence on ("i love 🍕 and pasta")
+# an emoji ends a statement before a question as a full stop would ("went full vegan 😭 vegan mac n cheese
+# that doesnt suck?": not one question), unless the next word carries the sentence on ("i love 🍕 and pasta?");
+# between two statements it is left alone (what one says the next may lean on: "kiwi flew off 😢 got a new one")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)(?<!\b(?:mr|ms|dr)\.)(?<!\bmrs\.)(?<!\b[Pp]rof\.)\s+|\n+"
-                             r"|(?<=[" + _EMOJI + r"])\s+(?=\w)(?!(?i:and|or|but|with|w|for|to|in|on|at|of|because|cause|cuz|"
-                             r"lol|lmao|haha|too|as well)\b)")
+                             r"|(?<=[" + _EMOJI + r"])\s+(?=\w[^.!?\n]*\?)(?!(?i:and|or|but|with|w|for|to|in|on|at|of|because|"
+                             r"cause|cuz|lol|lmao|haha|too|as well)\b)")
 
 
 def sentences(text: str) -> list[str]:
