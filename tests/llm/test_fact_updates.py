@@ -974,3 +974,15 @@ def test_someone_elses_pet_gone_and_a_new_one_named() -> None:
     stored = {("Mr Adeyemi", "pet:dog"): "Bingo", ("user", "family:neighbor"): "Mr Adeyemi"}
     found = pet_replaced(_message(text), sentences(text), stored)
     assert [(f.subject, f.key, f.value) for f in found] == [("Mr Adeyemi", "pet:dog", "Lucky")]
+
+
+@pytest.mark.parametrize(("text", "stored", "new"), [
+    ("reread dune over the holidays and it easily took the top spot", "The Name of the Wind", "Dune"),
+    ("tried the pistachio gelato yesterday, new number one", "mango", "pistachio gelato"),
+    ("hozier has my whole heart now", "Adele", "Hozier"),
+])
+def test_a_favourite_replaced_in_passing(text: str, stored: str, new: str) -> None:
+    from memfold.llm.facts import favorite_of_stored_person
+
+    found = favorite_of_stored_person(_message(text), sentences(text), {("user", "favorite:thing"): stored})
+    assert [(f.key, f.value) for f in found] == [("favorite:thing", new)]

@@ -3694,6 +3694,15 @@ _FAVOURITE_NOW = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"(?:^|[,;.!]\s*)(?P<who>)new " + _FAV_WORDS.replace("(?:new )?", "") + r"\s*[:=-]\s*" + _FAV_VALUE + r"(?=\s*[,.!;(]|$)",
     r"\bmoved on from [\w' -]+?, (?P<who>)(?:its|it's) all (?:about )?" + _FAV_VALUE + r" now\b",
     r"\b(?P<who>)everything (?:has to|must|needs to|has got to) be " + _FAV_VALUE + r"(?= now\b|\s*[.,!;]|$)",
+    # "rewatched city of god last night and it just took the top spot", "watched parasite, new number one"
+    r"\b(?P<who>)(?:watched|rewatched|read|reread|tried|listened to|played|ate|drank|discovered|saw) " + _FAV_VALUE
+    + r"(?: (?:last night|yesterday|today|this week|this weekend|recently|again|over the (?:holidays|weekend|break|summer)|"
+    r"on (?:the plane|holiday|vacation)))?(?:,| and)(?: yeah,?)? (?:it |that |this )?"
+    r"(?:just |officially |easily |is )?(?:took|takes|is|'s) (?:the top spot|(?:my )?(?:new )?number one|my new favorite)\b",
+    r"\b(?P<who>)(?:watched|rewatched|read|reread|tried|listened to|played|ate|drank|discovered|saw) " + _FAV_VALUE
+    + r"(?: (?:last night|yesterday|today|this week|this weekend|recently|again|over the (?:holidays|weekend|break|summer)|"
+    r"on (?:the plane|holiday|vacation)))?(?:,| and)(?: yeah,?)? new number one\b",
+    _FAV_LEAD + _FAV_VALUE + r" (?:has|have) " + _FAV_OWNER + r" (?:whole )?heart(?= now\b| these days\b)",
 ))
 
 
@@ -3712,7 +3721,8 @@ def favorite_of_stored_person(message: Message, content: list[str],
                 continue
             subject = _favourite_owner(sentence, m["who"].lower(), speaker, current)
             key = _stored_favourite(sentence, subject, value, current) if subject else None
-            if key is not None:
+            if key is not None:  # the stored value's shape: "Spirited Away" is followed by "City Of God"
+                value = proper(value) if current[(subject, key)][:1].isupper() and value.islower() else value
                 item = Found(subject, key, value, 3.0)
                 return [_to_extraction(item, message).model_copy(update={"quote": m[0].strip(" ,;:")})]
     return []
