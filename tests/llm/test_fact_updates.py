@@ -986,3 +986,25 @@ def test_a_favourite_replaced_in_passing(text: str, stored: str, new: str) -> No
 
     found = favorite_of_stored_person(_message(text), sentences(text), {("user", "favorite:thing"): stored})
     assert [(f.key, f.value) for f in found] == [("favorite:thing", new)]
+
+
+@pytest.mark.parametrize(("text", "stored", "new"), [
+    ("the berlin move is off, aiming for vienna now", "move to Berlin", "move to Vienna"),
+    ("20 kilo is too much, aiming for 10 this year", "lose 20 kilo", "lose 10 kilo"),
+    ("got my B1 certificate!! going for B2 next", "pass B1 German", "pass B2 German"),
+])
+def test_a_goal_retargeted_keeps_its_frame(text: str, stored: str, new: str) -> None:
+    from memfold.llm.facts import goal_retargeted
+    from memfold.llm.keys import fact_key
+
+    found = goal_retargeted(_message(text), sentences(text), {("user", fact_key("goal", stored)): stored})
+    assert [(f.action, f.value) for f in found] == [("add", new), ("delete", stored)]
+
+
+def test_a_retargeted_goal_is_grounded_by_the_value_it_retires() -> None:
+    text = "the berlin plan is off, aiming for vienna now"
+    added = FactExtraction(key="goal:move_to_vienna", value="move to Vienna", evidence_msg_id="m1")
+    assert grounding_problem(added, _message(text)) is not None  # "move" is not said...
+    assert grounding_problem(added, _message(text), retired="move to Berlin") is None  # ...but kept from the old goal
+    invented = FactExtraction(key="goal:move_to_paris", value="move to Paris", evidence_msg_id="m1")
+    assert grounding_problem(invented, _message(text), retired="move to Berlin") is not None

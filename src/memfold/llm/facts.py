@@ -3783,6 +3783,46 @@ _SWITCH_FRAMES = tuple((re.compile(p, re.IGNORECASE), strong) for p, strong in (
 _SWITCHED_FAMILIES = ("hobby", "likes", "dislikes", "goal", "skill", "favorite")
 
 
+# "canada plan is dead, aiming for australia now", "30 books is unrealistic, aiming for 12 now",
+# "passed n3!!! so now aiming for N2": a stored goal with one of its words swapped for another
+_AIMING_FOR = re.compile(r"\b(?:aiming|going|gunning|shooting|heading|going for|training) (?:for|at) (?:the |a |an )?"
+                         r"(?P<new>[\w-]+)\b", re.IGNORECASE)
+
+
+def goal_retargeted(message: Message, content: list[str],
+                    current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """A stored goal whose word the message names and replaces by the one it now aims for:
+    the goal in its stored words with that one word swapped, and the old goal retired."""
+    speaker = speaker_subject(message)
+    text = standard_spelling(message.text)
+    m = _AIMING_FOR.search(text)
+    if message.role != "user" or m is None:
+        return []
+    new = m["new"]
+    said = {word.casefold() for word in re.findall(r"[\w-]+", text[:m.start()] + " " + text[m.end():])}
+    for (subject, key), value in current.items():
+        if subject != speaker or not key.startswith("goal:"):
+            continue
+        words = value.split()
+        swaps = [n for n, word in enumerate(words) if word.casefold() in said and word.casefold() != new.casefold()
+                 and word.isdigit() == new.isdigit() and word.casefold() not in _GOAL_FRAME_WORDS]
+        if len(swaps) != 1:
+            continue
+        old = words[swaps[0]]
+        words[swaps[0]] = new.upper() if old.isupper() else proper(new) if old[:1].isupper() else new
+        goal = " ".join(words)
+        added = _to_extraction(Found(subject, fact_key("goal", goal), goal, 3.0), message)
+        retired = FactExtraction(action="delete", subject=subject, key=key, value=value, evidence_msg_id=message.msg_id,
+                                 quote=m[0], reason=f"replaced by {fact_key('goal', goal)} = {goal!r}")
+        return [added.model_copy(update={"quote": m[0]}), retired]
+    return []
+
+
+# the words that frame a goal, not its target ("move to Canada": "move" and "to" stay)
+_GOAL_FRAME_WORDS = frozenset("to a an the my for in of at on by and get be become do go move learn run read pass save "
+                              "buy make start visit travel live work".split())
+
+
 def value_switched(message: Message, content: list[str],
                    current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """A new value of a stored per-value family, said as a switch from the stored one (see

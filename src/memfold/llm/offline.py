@@ -39,11 +39,12 @@ from memfold.llm.cues import (
 )
 from memfold.llm.facts import (
     FIELDS_FOR_A_PROFILE, age_grown, birthday_corrected, child_renamed, diet_given_up, extract_facts, keyed_changes, replaced_siblings,
-    favorite_of_stored_person, role_successor, school_kept, status_of_stored_person, value_switched,
+    favorite_of_stored_person, goal_retargeted, role_successor, school_kept, status_of_stored_person, value_switched,
     pet_replaced, swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
+from memfold.llm.values import content_words
 from memfold.llm.prototypes import PROTOTYPES
 from memfold.llm.tagger import FactTagger, PrefetchedTagger, packaged_tagger
 from memfold.llm.route_features import route_cue_vector
@@ -361,10 +362,20 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
         return replaced, strength, replaced != facts
     keys = {(f.subject, f.key) for f in swaps}
     swapped = {s.value.casefold() for s in swaps}  # "finance" swapped in is no place "Finance" too
-    kept = [f for f in facts if (f.subject, f.key) not in keys and f.value.casefold() not in swapped]
+    kept = [f for f in facts if (f.subject, f.key) not in keys and f.value.casefold() not in swapped
+            and not _read_from_a_quote(f, swaps)]
     # a per-value family's swap retires the stored value it names ("its cluster headaches
     # not migraines": health:migraines goes)
     return replaced_siblings([*kept, *swaps], message, current), max(strength, 3.0), True
+
+
+def _read_from_a_quote(fact: FactExtraction, swaps: list[FactExtraction]) -> bool:
+    """The rules' own reading of the words a swap quotes ("aim for australia" from "aiming for
+    australia", which retargets the stored goal): the swap says it better."""
+    family = fact.key.partition(":")[0]
+    words = content_words(fact.value)
+    return bool(words) and any(s.key.partition(":")[0] == family and s.quote and words <= content_words(s.quote)
+                               for s in swaps)
 
 
 def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content: list[str],
@@ -374,7 +385,9 @@ def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content
     changes = [*keyed_changes(message, content, current), *diet_given_up(message, content, current),
                *birthday_corrected(message, content, current), *age_grown(message, content, current),
                *role_successor(message, content, current), *status_of_stored_person(message, content, current),
-               *favorite_of_stored_person(message, content, current), *value_switched(message, content, current),
+               *favorite_of_stored_person(message, content, current),
+               # a goal retargeted in its own words first: the switch frames would read "aiming for X" whole
+               *(goal_retargeted(message, content, current) or value_switched(message, content, current)),
                *child_renamed(message, content, current), *pet_replaced(message, content, current)]
     return [f for f in changes if (f.subject, f.key) not in read]
 

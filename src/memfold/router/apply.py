@@ -99,7 +99,7 @@ def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
         "facts_written", "facts_deleted", "facts_unchanged", "event_ids", "chunk_ids", "refused")}
     if decision.kind in ("FACT", "EVENT"):
         for fact in decision.facts:
-            _apply_fact(stores, message, fact, out)
+            _apply_fact(stores, message, fact, out, decision.facts)
     if decision.kind == "EVENT":
         out["event_ids"].append(_append_event(stores, message, decision, pending))
     elif decision.kind == "DOCUMENT":
@@ -107,25 +107,34 @@ def apply_decision(stores: Stores, message: Message, decision: RouteDecision, *,
     return AppliedWrites(msg_id=message.msg_id, kind=decision.kind, **out)
 
 
-def fact_refusal(message: Message, fact: FactExtraction) -> str | None:
-    """Why ``fact`` may not be written from ``message`` (trust, evidence, grounding)."""
+def fact_refusal(message: Message, fact: FactExtraction, siblings: list[FactExtraction] | None = None) -> str | None:
+    """Why ``fact`` may not be written from ``message`` (trust, evidence, grounding). The
+    ``siblings`` (the decision's other facts) may retire a value whose words the new one keeps."""
     if message.role not in FACT_ROLES:
         return f"role {message.role!r} cannot write profile facts"
     if not fact.evidence_msg_id:
         return "no evidence_msg_id"
     if fact.evidence_msg_id != message.msg_id:
         return f"evidence {fact.evidence_msg_id!r} is not this message"
-    return grounding_problem(fact, message)
+    return grounding_problem(fact, message, retired_value(fact, siblings or []))
+
+
+def retired_value(fact: FactExtraction, siblings: list[FactExtraction]) -> str:
+    """The value a sibling deletes for the same subject and key family ("move to Canada",
+    retired by "move to Australia": the new goal keeps the old one's frame words)."""
+    family = fact.key.partition(":")[0]
+    return " ".join(s.value for s in siblings if s.action == "delete" and s.subject == fact.subject
+                    and s.key.partition(":")[0] == family and s.key != fact.key)
 
 
 def _apply_fact(stores: Stores, message: Message, fact: FactExtraction,
-                out: dict[str, list[Any]]) -> None:
+                out: dict[str, list[Any]], siblings: list[FactExtraction]) -> None:
     # one spelling per relative whatever the backend wrote ("user's mum" is "user's mom")
     fact = fact.model_copy(update={"subject": canonical_subject(fact.subject)})
     slot = f"{fact.subject}.{fact.key}"
     if fact.action == "none":
         return
-    problem = fact_refusal(message, fact)
+    problem = fact_refusal(message, fact, siblings)
     if problem is not None:
         out["refused"].append(_refused(message, fact, problem))
         return

@@ -63,7 +63,7 @@ class Router:
             return decision
         kept, reasons, refused = [], list(decision.reasons), list(decision.refused)
         for fact in decision.facts:
-            problem = fact_refusal(message, fact)
+            problem = fact_refusal(message, fact, decision.facts)
             if problem is None:
                 kept.append(fact)
             else:

@@ -35,11 +35,15 @@ def _quoted(fact: FactExtraction, message: Message) -> bool:
     return len(quote) > 3 and quote in " ".join(message.text.split()).casefold()
 
 
-def grounding_problem(fact: FactExtraction, message: Message) -> str | None:
-    """Why ``fact`` is not supported by ``message``'s words, or None when it is."""
+def grounding_problem(fact: FactExtraction, message: Message, retired: str = "") -> str | None:
+    """Why ``fact`` is not supported by ``message``'s words, or None when it is. Words of
+    ``retired`` (the value the same decision retires for it) count as said for an added
+    value that keeps them, as long as one word of the value is the message's own."""
     # a word the router read as meant ("my ssiter camila": sister) is said too
     said = content_words(message.indexed_text()) | content_words(corrected(message.indexed_text()))
     said |= content_words(_DIGITS_THEN_LETTERS.sub(r"\1 \2", message.text))  # "17m": 17 is said
+    if fact.action != "delete" and content_words(fact.value) & said:
+        said |= content_words(retired)
     value_words = content_words(fact.value)
     if fact.action == "delete":
         # a retired value is named by a word of it ("wrist is healed" retires "broken wrist")
