@@ -338,3 +338,10 @@ def test_a_child_moved_to_a_school_studies_there(backend: OfflineBackend, msg: M
     facts = backend.route(msg("we moved noor to greenfield academy, smaller classes"), RouteContext(profile=profile)).facts
     assert ("Noor", "education", "Greenfield Academy") in {(f.subject, f.key, f.value) for f in facts}
     assert not any(f.key == "location" for f in facts)
+
+
+def test_a_switch_keeps_the_rules_reading_of_the_new_value(backend: OfflineBackend, msg: MessageFactory) -> None:
+    # the switch's own add is the rules' reading here; only the delete is the switch's
+    decision = backend.route(msg("I don't play squash anymore, it's all padel now."),
+                             RouteContext(profile=_profile(("user", "hobby:squash", "squash"))))
+    assert {(f.action, f.key) for f in decision.facts} >= {("add", "hobby:padel"), ("delete", "hobby:squash")}

@@ -374,8 +374,8 @@ def _read_from_a_quote(fact: FactExtraction, swaps: list[FactExtraction]) -> boo
     australia", which retargets the stored goal): the swap says it better."""
     family = fact.key.partition(":")[0]
     words = content_words(fact.value)
-    return bool(words) and any(s.key.partition(":")[0] == family and s.quote and words <= content_words(s.quote)
-                               for s in swaps)
+    return bool(words) and any(s.action != "delete" and s.key != fact.key and s.key.partition(":")[0] == family
+                               and s.quote and words <= content_words(s.quote) for s in swaps)
 
 
 def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content: list[str],
