@@ -3811,13 +3811,15 @@ def goal_retargeted(message: Message, content: list[str],
         old = words[swaps[0]]
         words[swaps[0]] = new.upper() if old.isupper() else proper(new) if old[:1].isupper() else new
         goal = " ".join(words)
-        added = _to_extraction(Found(subject, fact_key("goal", goal), goal, 3.0), message)
+        added = _to_extraction(Found(subject, fact_key("goal", goal), goal, 3.0), message).model_copy(
+            update={"reason": f"{RETARGETS} {value!r} (stated by {subject})"})
         retired = FactExtraction(action="delete", subject=subject, key=key, value=value, evidence_msg_id=message.msg_id,
                                  quote=m[0], reason=f"replaced by {fact_key('goal', goal)} = {goal!r}")
         return [added.model_copy(update={"quote": m[0]}), retired]
     return []
 
 
+RETARGETS = "retargets"  # the reason's first word for a goal retargeted (offline._read_from_a_quote reads it)
 # the words that frame a goal, not its target ("move to Canada": "move" and "to" stay)
 _GOAL_FRAME_WORDS = frozenset("to a an the my for in of at on by and get be become do go move learn run read pass save "
                               "buy make start visit travel live work".split())

@@ -39,7 +39,7 @@ from memfold.llm.cues import (
 )
 from memfold.llm.facts import (
     FIELDS_FOR_A_PROFILE, age_grown, birthday_corrected, child_renamed, diet_given_up, extract_facts, keyed_changes, replaced_siblings,
-    favorite_of_stored_person, goal_retargeted, role_successor, school_kept, status_of_stored_person, value_switched,
+    RETARGETS, favorite_of_stored_person, goal_retargeted, role_successor, school_kept, status_of_stored_person, value_switched,
     pet_replaced, swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
@@ -370,11 +370,11 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
 
 
 def _read_from_a_quote(fact: FactExtraction, swaps: list[FactExtraction]) -> bool:
-    """The rules' own reading of the words a swap quotes ("aim for australia" from "aiming for
-    australia", which retargets the stored goal): the swap says it better."""
+    """The rules' own reading of the words a retargeted goal quotes ("aim for australia" from
+    "aiming for australia", which retargets "move to Canada"): the retargeted goal says it better."""
     family = fact.key.partition(":")[0]
     words = content_words(fact.value)
-    return bool(words) and any(s.action != "delete" and s.key != fact.key and s.key.partition(":")[0] == family
+    return bool(words) and any(s.reason.startswith(RETARGETS) and s.key != fact.key and s.key.partition(":")[0] == family
                                and s.quote and words <= content_words(s.quote) for s in swaps)
 
 
