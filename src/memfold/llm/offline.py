@@ -44,11 +44,11 @@ from memfold.llm.facts import (
 )
 from memfold.llm.head import LinearHead, packaged_head
 from memfold.llm.keys import speaker_subject
-from memfold.llm.values import content_words
 from memfold.llm.prototypes import PROTOTYPES
 from memfold.llm.tagger import FactTagger, PrefetchedTagger, packaged_tagger
 from memfold.llm.route_features import route_cue_vector
 from memfold.llm.spelling import spelled
+from memfold.llm.values import content_words
 from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
 from memfold.timeexpr import TimeRef, resolve_event_time
 

@@ -4,7 +4,9 @@ A value is grounded when every content word of it (stop words dropped, plural/ve
 endings folded) appears in the message text; a deleted value when one of its words does,
 or the extractor quotes the words that retire it unnamed ("new goal is"). A named subject other than the speaker
 must appear in the text too, by name or as the extractor quotes it ("mom" for Linda, when
-the profile says the user's mom is Linda). Offline extractions copy words from the text, so they pass
+the profile says the user's mom is Linda). A changed value may keep words of the value the same
+decision retires ("canada plan is dead, aiming for australia": "move to Australia" retires "move to
+Canada"), once one of its own words is said. Offline extractions copy words from the text, so they pass
 by construction; a model that "infers" a fact the user never stated does not.
 """
 
