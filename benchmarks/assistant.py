@@ -13,8 +13,10 @@ facts and updates only) on 2026-12-06 by two more, from LABELLING.md alone, whil
 first rule changes were being written and before any of them was measured on it; set 5
 (``--set heldout5``: profile facts and updates only) on 2026-12-06 12:40-12:50 UTC by two more,
 from LABELLING.md alone, during stop 42 and committed before any code was measured on it (rows
-whose statement is within 0.9 cosine of a training or earlier held-out text were dropped).
-``training/`` never reads them. What is measured, all through ``Memory``:
+whose statement is within 0.9 cosine of a training or earlier held-out text were dropped); set 6
+(``--set heldout6``: routing and intent only: 322 messages, 144 questions) on 2026-12-06
+14:38-14:45 UTC by two more, from LABELLING.md alone, during stop 43 and committed before any code
+was measured on it (same 0.9 cosine rule). ``training/`` never reads them. What is measured, all through ``Memory``:
 
 * routing: ``Memory.route(message)`` on 430 labelled messages: macro-F1 over the 4 kinds;
 * intent: ``Memory.recall(query, user)`` on an empty user: the primary of
@@ -69,7 +71,7 @@ SET: dict[str, Any] = {"name": "heldout"}
 def rows(name: str) -> list[dict[str, Any]]:
     if SET["name"].startswith("heldout"):
         paths = [DATA / f"assistant_{name}_{SET['name']}.jsonl"]
-        paths = [path for path in paths if path.exists()]  # sets 4 and 5 have facts and updates only
+        paths = [path for path in paths if path.exists()]  # sets 4-6 have some of the four parts
     else:
         paths = [CORPUS / f"{file}.jsonl" for file in TRAIN_FILES[name]]
         if name in ("facts", "updates"):  # and the corpus's later additions
@@ -212,11 +214,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
-    parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "train"),
+    parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+                                          "train"),
                         default="heldout",
-                        help="heldout / heldout2 / ... / heldout5: the sets never trained or tuned on "
-                             "(written 2026-12-01, 2026-12-02, 2026-12-05, 2026-12-06 and 2026-12-06; sets 4 "
-                             "and 5 have facts and updates only); train: the corpus")
+                        help="heldout / heldout2 / ... / heldout6: the sets never trained or tuned on "
+                             "(written 2026-12-01, 2026-12-02, 2026-12-05, then three on 2026-12-06; sets 4 "
+                             "and 5 have facts and updates only, set 6 routing and intent only); train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set")
@@ -226,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     SET["limit"] = args.limit
     names = {"heldout": "assistant.json", "heldout2": "assistant_heldout2.json",
              "heldout3": "assistant_heldout3.json", "heldout4": "assistant_heldout4.json",
-             "heldout5": "assistant_heldout5.json",
+             "heldout5": "assistant_heldout5.json", "heldout6": "assistant_heldout6.json",
              "train": "assistant_train.json"}
     out = args.out or HERE / "results" / names[args.set]
     errors: list[str] = []
