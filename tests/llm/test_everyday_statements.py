@@ -1224,3 +1224,18 @@ def test_stop_42_what_is_not_that_fact(text: str, absent: tuple[str, str]) -> No
 def test_a_demonym_described_partner_is_nobody_with_a_home() -> None:
     found = _tagged("Brazilian here, married to a Canadian woman and living in Halifax")
     assert not any(subject == "Canadian" for _, subject, _, _ in found)
+
+
+@pytest.mark.parametrize("text", [
+    "In my previous role as a logistics coordinator I used Asana, is Monday.com any better?",
+    "back in my old job as a line cook we did this with a blowtorch",
+    "as a former paralegal i can read contracts, help me with this lease",
+    "honestly being an ex-firefighter makes me calm in a crisis",
+])
+def test_a_job_said_to_be_past_is_no_current_job(text: str) -> None:
+    assert not any(key == "job" for _, _, key, _ in _tagged(text))
+
+
+def test_the_current_job_beside_a_past_one_is_kept() -> None:
+    found = _tagged("I'm a pharmacist now, my former job was retail management")
+    assert ("add", "user", "job", "pharmacist") in found

@@ -247,11 +247,12 @@ def test_every_stored_value_the_change_names_is_retired() -> None:
     ("wrist is healed but now its a sprained ankle lmao", "broken wrist", ("health:sprained_ankle", "sprained ankle")),
     ("acl healed, now its tendonitis in my other knee ugh", "torn acl", ("health:tendonitis", "tendonitis")),
 ])
-def test_a_stored_value_named_by_a_word_of_it_is_retired(text: str, stored: str, new: tuple[str, str]) -> None:
+def test_a_stored_condition_named_by_a_word_of_it_is_resolved(text: str, stored: str, new: tuple[str, str]) -> None:
+    # a healed condition keeps its key with the resolution as value (resolved.py), the new one is added
     message = _message(text)
     key = f"health:{stored.replace(' ', '_')}"
     out = replaced_siblings([_new(*new)], message, {("user", key): stored, ("user", "health:asthma"): "asthma"})
-    assert {(f.action, f.key) for f in out} == {("add", new[0]), ("delete", key)}
+    assert {(f.action, f.key, f.value) for f in out} == {("add", *new), ("update", key, "healed")}
     assert all(grounding_problem(f, message) is None for f in out)
 
 

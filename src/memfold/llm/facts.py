@@ -25,6 +25,7 @@ from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople, without_accents
+from memfold.llm.resolved import resolved_conditions
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
@@ -1674,6 +1675,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _name_of_the_relation(best, text, speaker)
     best = _pets_own_clause(best, text, speaker)
     best = _job_said_with_as(best, text)
+    best = _no_past_job(best, text)
     best = _status_read_as_job(best, text)
     best = _jobs_they_do(best, text, speaker)
     best = _someone_moved(best, text, speaker, people)
@@ -2197,6 +2199,22 @@ def _job_said_with_as(best: _Slots, text: str) -> _Slots:
             if slot[1] in ("job", "team", "employer") and item.value and _folded(item.value) in said:
                 # the worker is whoever the words before "as" were read of ("works in the warehouse")
                 best[(slot[0], "job")] = replace(item, key="job", value=m["job"].lower())
+    return best
+
+
+# a job held before is no current job: "in my previous role as a marketing specialist", "my
+# old job as a waiter", "as a former accountant", "i'm an ex-lawyer"
+_PAST_JOB = re.compile(r"\b(?:previous|former|old|last|past|ex)(?:\s+|-)(?:(?:job|role|position|post|career|"
+                       r"life|gig)\s+as\s+)?(?:an?\s+)?(?P<job>[\w-]+(?:\s+[\w-]+){0,2})", re.IGNORECASE)
+
+
+def _no_past_job(best: _Slots, text: str) -> _Slots:
+    """No job read from the words of a job said to be past."""
+    past = [_folded(m["job"]) for m in _PAST_JOB.finditer(standard_spelling(text))]
+    for slot, item in list(best.items()):
+        value = _folded(item.value.removeprefix("ex-")) if slot[1] == "job" else ""
+        if value and any(said.startswith(value) for said in past):
+            del best[slot]
     return best
 
 
@@ -3812,14 +3830,13 @@ def goal_retargeted(message: Message, content: list[str],
         words[swaps[0]] = new.upper() if old.isupper() else proper(new) if old[:1].isupper() else new
         goal = " ".join(words)
         added = _to_extraction(Found(subject, fact_key("goal", goal), goal, 3.0), message).model_copy(
-            update={"reason": f"{RETARGETS} {value!r} (stated by {subject})"})
+            update={"reason": f"retargets {value!r} (stated by {subject})"})
         retired = FactExtraction(action="delete", subject=subject, key=key, value=value, evidence_msg_id=message.msg_id,
                                  quote=m[0], reason=f"replaced by {fact_key('goal', goal)} = {goal!r}")
         return [added.model_copy(update={"quote": m[0]}), retired]
     return []
 
 
-RETARGETS = "retargets"  # the reason's first word for a goal retargeted (offline._read_from_a_quote reads it)
 # the words that frame a goal, not its target ("move to Canada": "move" and "to" stay)
 _GOAL_FRAME_WORDS = frozenset("to a an the my for in of at on by and get be become do go move learn run read pass save "
                               "buy make start visit travel live work".split())
@@ -3990,6 +4007,8 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
     retired = {(f.subject, f.key): f for f in [*_opposites_retired(facts, message, current),
                                               *_dislikes_overcome(text, message, current)]}
     facts = [*facts, *(f for slot, f in retired.items() if slot not in {(g.subject, g.key) for g in facts})]
+    facts, resolved = _with_resolutions(facts, text, message, current)
+    current = {slot: value for slot, value in current.items() if slot not in resolved}  # kept, not retired
     if not _REPLACED.search(text) or _KEPT_TOO.search(text):
         return facts
     said = content_words(text)
@@ -4017,6 +4036,23 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
             siblings = _only_stored_value(fact, family, current)
         out += _replacing(fact, family, siblings, message, quote=change or "")
     return out
+
+
+def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
+                      current: dict[tuple[str, str], str]) -> tuple[list[FactExtraction], set[tuple[str, str]]]:
+    """``facts`` with each stored condition said to be over given its resolution, unless a
+    fact already retires it, and the slots resolved; a re-reading of the resolved condition
+    ("allergy:peanut" from "outgrown the peanut allergy") is no new condition and goes."""
+    touched = {(f.subject, f.key) for f in facts if f.action == "delete"}
+    resolutions = [r for r in resolved_conditions(text, message, current) if (r.subject, r.key) not in touched]
+    if not resolutions:
+        return facts, set()
+    resolved_words = {(r.subject, r.key.partition(":")[0]): content_words(current[(r.subject, r.key)])
+                      for r in resolutions}
+    kept = [f for f in facts if f.action == "delete" or not content_words(f.value) & resolved_words.get(
+        (f.subject, f.key.partition(":")[0]), set())]
+    slots = {(r.subject, r.key) for r in resolutions}
+    return [*(f for f in kept if (f.subject, f.key) not in slots), *resolutions], slots
 
 
 # a like and a dislike of one thing cannot both stand: the new one retires the stored
