@@ -39,7 +39,7 @@ from memfold.llm.cues import (
 )
 from memfold.llm.facts import (
     FIELDS_FOR_A_PROFILE, age_grown, birthday_corrected, child_renamed, diet_given_up, extract_facts, keyed_changes, replaced_siblings,
-    RETARGETS, favorite_of_stored_person, goal_retargeted, role_successor, school_kept, status_of_stored_person, value_switched,
+    favorite_of_stored_person, goal_retargeted, role_successor, school_kept, status_of_stored_person, value_switched,
     pet_replaced, swapped_values, tagger_sentences,
 )
 from memfold.llm.head import LinearHead, packaged_head
@@ -356,38 +356,41 @@ def _with_swaps(facts: list[FactExtraction], strength: float, message: Message, 
     read for that key: the old value is the surest sign of which key changes. The flag says
     whether a swap or keyed change gave a stored key a new value."""
     current = {(f.subject, f.key): f.value for f in context.profile}
-    swaps = swapped_values(message, content, current) or _unread_keyed_changes(facts, message, content, current)
+    retargeted = goal_retargeted(message, content, current)
+    swaps = swapped_values(message, content, current) or _unread_keyed_changes(facts, message, content, current,
+                                                                                 retargeted)
     if not swaps:
         replaced = replaced_siblings(facts, message, current)
         return replaced, strength, replaced != facts
     keys = {(f.subject, f.key) for f in swaps}
     swapped = {s.value.casefold() for s in swaps}  # "finance" swapped in is no place "Finance" too
     kept = [f for f in facts if (f.subject, f.key) not in keys and f.value.casefold() not in swapped
-            and not _read_from_a_quote(f, swaps)]
+            and not _read_from_a_quote(f, [s for s in swaps if s in retargeted])]
     # a per-value family's swap retires the stored value it names ("its cluster headaches
     # not migraines": health:migraines goes)
     return replaced_siblings([*kept, *swaps], message, current), max(strength, 3.0), True
 
 
-def _read_from_a_quote(fact: FactExtraction, swaps: list[FactExtraction]) -> bool:
+def _read_from_a_quote(fact: FactExtraction, retargets: list[FactExtraction]) -> bool:
     """The rules' own reading of the words a retargeted goal quotes ("aim for australia" from
     "aiming for australia", which retargets "move to Canada"): the retargeted goal says it better."""
     family = fact.key.partition(":")[0]
     words = content_words(fact.value)
-    return bool(words) and any(s.reason.startswith(RETARGETS) and s.key != fact.key and s.key.partition(":")[0] == family
-                               and s.quote and words <= content_words(s.quote) for s in swaps)
+    return bool(words) and any(s.key != fact.key and s.key.partition(":")[0] == family
+                               and s.quote and words <= content_words(s.quote) for s in retargets)
 
 
 def _unread_keyed_changes(facts: list[FactExtraction], message: Message, content: list[str],
-                          current: dict[tuple[str, str], str]) -> list[FactExtraction]:
-    """Keyed changes ("switched firms, PwC now") for keys the rules did not read."""
+                          current: dict[tuple[str, str], str], retargeted: list[FactExtraction]) -> list[FactExtraction]:
+    """Keyed changes ("switched firms, PwC now") for keys the rules did not read; ``retargeted``
+    is ``goal_retargeted``'s reading of the message."""
     read = {(f.subject, f.key) for f in facts}
     changes = [*keyed_changes(message, content, current), *diet_given_up(message, content, current),
                *birthday_corrected(message, content, current), *age_grown(message, content, current),
                *role_successor(message, content, current), *status_of_stored_person(message, content, current),
                *favorite_of_stored_person(message, content, current),
                # a goal retargeted in its own words first: the switch frames would read "aiming for X" whole
-               *(goal_retargeted(message, content, current) or value_switched(message, content, current)),
+               *(retargeted or value_switched(message, content, current)),
                *child_renamed(message, content, current), *pet_replaced(message, content, current)]
     return [f for f in changes if (f.subject, f.key) not in read]
 
