@@ -102,7 +102,9 @@ def routing_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], l
 
 
 def intent_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
-    rows = read_jsonl(CORPUS / INTENT_FILE)
+    """The intent corpus and the extra corpus's questions (``extra/intent_*.jsonl``)."""
+    rows = read_jsonl(CORPUS / INTENT_FILE) + [
+        row for path in sorted((CORPUS / "extra").glob("intent_*.jsonl")) for row in read_jsonl(path)]
     queries = [str(row["query"]) for row in rows]
     cues = np.stack([intent_cue_vector(q, CORPUS_NOW) for q in queries])
     vectors = np.asarray(embedder.embed(queries))  # type: ignore[attr-defined]
