@@ -22,6 +22,7 @@ ROUTE_CUES: tuple[str, ...] = (
     "question", "remember_request", "reminder", "change_word", "log_words", "log_lines",
     "named_speaker", "pasted", "no_content",
     "proto_fact", "proto_event", "proto_document", "proto_none",
+    "symbols", "first_person", "request",
 )
 
 REMEMBER_REQUEST = re.compile(
@@ -36,6 +37,14 @@ CHANGE_WORD = re.compile(
     r"\b(?:now|anymore|any more|no longer|switched|switching|instead|these days|moved|"
     r"changed|change|actually|used to|not any ?more|since|new|recently|became|become|"
     r"gone|quit|left|started|correction|scratch that|i mean)\b", re.IGNORECASE)
+# "i", "my", "we" anywhere: most statements about oneself say so (not all: "night nurse here")
+_FIRST_PERSON = re.compile(r"\b(?:i|im|i'm|ive|i've|id|i'd|my|me|mine|we|our|us|we're)\b", re.IGNORECASE)
+# asking the assistant to do something ("can u", "pls", "give me"): a task, whatever else it says
+_REQUEST = re.compile(
+    r"\b(?:can you|could you|can u|pls|please|plz|help me|give me|tell me|show me|write|draft|make me|"
+    r"suggest|recommend|explain|translate|summari[sz]e|rewrite|fix|check)\b", re.IGNORECASE)
+# code, tables, logs and markup are mostly neither letters, digits nor spaces
+_SYMBOL = re.compile(r"[^\w\s]")
 _QUESTION = re.compile(
     r"\?\s*$|^(?:who|what|whats|when|where|why|how|which|is|are|do|does|did|can|could|would|"
     r"should|will|shall|may|am)\b", re.IGNORECASE)
@@ -60,5 +69,7 @@ def route_cue_vector(message: Message, cues: Cues, *, fact_strength: float, fact
         float(cues.pasted_text), float(content_sentences == 0),
         # the hand-written prototypes' centred similarities (0 without an embedder)
         *(prototypes.tolist() if prototypes is not None else (0.0, 0.0, 0.0, 0.0)),
+        len(_SYMBOL.findall(text)) / max(1, len(text)), float(bool(_FIRST_PERSON.search(text))),
+        float(bool(_REQUEST.search(text))),
     )
     return np.asarray(values, dtype=np.float32)
