@@ -1239,3 +1239,22 @@ def test_a_job_said_to_be_past_is_no_current_job(text: str) -> None:
 def test_the_current_job_beside_a_past_one_is_kept() -> None:
     found = _tagged("I'm a pharmacist now, my former job was retail management")
     assert ("add", "user", "job", "pharmacist") in found
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("asthmatic, so which of these cleaning sprays is least likely to set me off", "health:asthma", "asthmatic"),
+    ("lactose intolerant (the bad kind) so give me dairy free desserts only", "health:lactose_intolerance",
+     "lactose intolerant"),
+    ("paramedic in Durban, nights mostly, what can i cook ahead for the week", "job", "paramedic"),
+    ("line cook at a ramen bar in Osaka, six days a week, i need cheap lunches", "job", "line cook"),
+])
+def test_a_message_opening_with_ones_condition_or_job_states_it(text: str, key: str, value: str) -> None:
+    assert ("add", "user", key, value) in _found(text)
+
+
+@pytest.mark.parametrize("text", [
+    "supervisor at the depot said we can leave early, what should i cook tonight",
+    "lunch at my aunts place tomorrow, what dessert should i bring along",
+])
+def test_an_opening_about_someone_else_or_a_plan_is_no_job(text: str) -> None:
+    assert not any(key == "job" for _, _, key, _ in _found(text))

@@ -267,6 +267,29 @@ def _job_only(m: re.Match[str]) -> str | None:
         or head in _JOB_HEADS else None
 
 
+# a message opening with the speaker's condition or job, the "I" left out (the rules below and
+# the fact-sentence gate read them): "type 1 diabetic, so list the carbs", "coeliac (diagnosed)
+# so check for gluten"; "sous chef at a levantine place in Amman, been there 3 yrs"
+_CONDITION_OPENING = (r"^\W*(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
+                      r"colou?rblind|deaf|pregnant|autistic|dyslexic)(?=\s*[,(—–]|\s+(?:so|btw|and)\b|\s*$)")
+_NO_VERB = r"(?!(?:said|says|told|tells|asked|asks|thinks|wants|is|was|are|were|has|had|will|did|does)\b)"
+_JOB_OPENING = re.compile(  # (the place has no verb: "manager at work said no" is someone else)
+    r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:at|on|in|for|with|out of) (?:an? |the )?"
+    r"(?:" + _NO_VERB + r"[\w'&-]+ ){0,4}" + _NO_VERB + r"[\w'&-]+(?=\s*[,.!;—–]| here\b|\s*$)", re.IGNORECASE)
+
+
+def _opens_with_own_role(sentence: str) -> bool:
+    """The sentence opens with a condition or a job of the speaker's, its "I" left out."""
+    job = _JOB_OPENING.match(sentence)
+    return bool(re.match(_CONDITION_OPENING, sentence, re.IGNORECASE)) or bool(job and _is_job_noun(job["v"]))
+
+
+def _is_job_noun(phrase: str) -> bool:
+    """A listed job word heads the phrase (not a word that merely ends like one: "dinner")."""
+    head = phrase.lower().split()[-1]
+    return head in _JOBS or head in _JOB_HEADS
+
+
 def _employer_after_job(m: re.Match[str]) -> str | None:
     """'I'm an accountant at Deloitte' -> employer Deloitte (a proper name after a job)."""
     phrase = m[0][: m.start("v") - m.start()].lower().split()
@@ -563,6 +586,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "lactose intolerant here", "type 1 diabetic here 🙋": a condition introduced like a name
     (r"(?:^|[.!?,]\s*)\W*(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
      r"colou?rblind|deaf|pregnant|autistic|dyslexic) here\b", "health", 3.0),
+    # ...or opening the message before what it asks ("type 1 diabetic, so list the carbs",
+    # "coeliac (diagnosed) so check for gluten"): said of no one else, so of the speaker
+    (_CONDITION_OPENING, "health", 3.0),
     (r"\bi (?:really |absolutely |totally |just |also |still )?(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V,
      _likes_key, 2.5),
     (_I_AM + r"(?:really |so |totally )?(?:into|passionate about|obsessed with|a (?:big |huge )?"
@@ -766,6 +792,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      "education", 2.5),
     (r"\bi work (?:[\w-]+ ){1,3}as (?:an? )?" + _V, "job", 2.5),
     (r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+)(?: (?:by trade|here|by day|by profession)\b|,)", _job_only, 2.5),
+    # "sous chef at a levantine place in Amman, been there 3 yrs", "grab driver in KL, 10 hrs a day":
+    # a message opening with a job and where it is done
+    (_JOB_OPENING.pattern, lambda m: "job" if _job_only(m) and _is_job_noun(m["v"]) else None, 2.5),
     (_I_AM + r"(?:an? |the )(?P<v>(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) (?P<org>[A-Z][^.,!?;]*)",
      _job_only, 2.5),
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) (?:at|for|with) " + _V, _employer_after_job, 2.5),
@@ -2925,6 +2954,7 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         # sets' 1,219 sentences), or names a stored thing ("ipads gone, on a galaxy tab now")
         if (not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS
                 and not _SUBJECT_DROPPED.match(sentence) and not _OWN_FIELD.search(sentence)
+                and not _opens_with_own_role(sentence)
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
             continue
         out.append(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))
