@@ -1231,6 +1231,7 @@ def test_a_demonym_described_partner_is_nobody_with_a_home() -> None:
     "back in my old job as a line cook we did this with a blowtorch",
     "as a former paralegal i can read contracts, help me with this lease",
     "honestly being an ex-firefighter makes me calm in a crisis",
+    "ex bartender, so give me a mocktail menu that would impress a pro",
 ])
 def test_a_job_said_to_be_past_is_no_current_job(text: str) -> None:
     assert not any(key == "job" for _, _, key, _ in _tagged(text))

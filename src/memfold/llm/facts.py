@@ -2241,7 +2241,7 @@ def _no_past_job(best: _Slots, text: str) -> _Slots:
     """No job read from the words of a job said to be past."""
     past = [_folded(m["job"]) for m in _PAST_JOB.finditer(standard_spelling(text))]
     for slot, item in list(best.items()):
-        value = _folded(item.value.removeprefix("ex-")) if slot[1] == "job" else ""
+        value = _folded(re.sub(r"^ex[\s-]", "", item.value, flags=re.IGNORECASE)) if slot[1] == "job" else ""
         if value and any(said.startswith(value) for said in past):
             del best[slot]
     return best
