@@ -47,6 +47,8 @@ def test_a_stored_condition_said_to_be_over_takes_the_resolution(
     "Noor has not outgrown her sesame allergy yet",
     "the sesame allergy is almost gone for Noor",
     "can kids be in remission from a sesame allergy?",
+    "its clear that Noor's sesame allergy is getting worse",
+    "Noor has gone to the sesame allergy clinic again",
 ])
 def test_a_resolution_asked_hoped_or_denied_changes_nothing(text: str) -> None:
     assert _resolved(text, {("Noor", "allergy:sesame"): "sesame"}) == []

@@ -31,6 +31,7 @@ _NOT_SAID_OVER = re.compile(
 _ANY_CONDITION = content_words("allergy allergic allergies intolerance intolerant condition diagnosis problem issue")
 _FIRST_PERSON = re.compile(r"\b(?:i|im|i'm|my|me|ive|i've|mine)\b", re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|his|him|hes|he's|she|her|hers|shes|she's|they|their|them)\b", re.IGNORECASE)
+_SAYS_WHAT = re.compile(r"\s+(?:that|to|how|why|what|whether|into|out)\b", re.IGNORECASE)
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+but\s+|;\s*")
 
@@ -58,6 +59,8 @@ def _resolution_said(sentence: str) -> tuple[str, str] | None:
         if match["v"].casefold() == "normal" and not match[0].casefold().startswith(("is", "are", "was", "s", "'s", "back")):
             continue  # "normal" alone is no resolution ("normal hearing")
         before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
+        if _SAYS_WHAT.match(after):
+            continue  # "it's clear that my asthma is worse", "gone to the clinic": no resolution
         if _NOT_SAID_OVER.search(before) or after.rstrip().endswith("?"):
             continue
         value = " ".join(match["v"].split()).casefold()
