@@ -270,8 +270,10 @@ def _job_only(m: re.Match[str]) -> str | None:
 # a message opening with the speaker's condition or job, the "I" left out (the rules below and
 # the fact-sentence gate read them): "type 1 diabetic, so list the carbs", "coeliac (diagnosed)
 # so check for gluten"; "sous chef at a levantine place in Amman, been there 3 yrs"
-_CONDITION_OPENING = (r"^\W*(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
-                      r"colou?rblind|deaf|pregnant|autistic|dyslexic)(?=\s*[,(—–]|\s+(?:so|btw|and)\b|\s*$)")
+# A condition said as a word of its own, as the speaker introduces themselves by it
+_OWN_CONDITION = (r"(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
+                  r"colou?rblind|deaf|pregnant|autistic|dyslexic)")
+_CONDITION_OPENING = r"^\W*" + _OWN_CONDITION + r"(?=\s*[,(—–]|\s+(?:so|btw|and)\b|\s*$)"
 _NO_VERB = r"(?!(?:said|says|told|tells|asked|asks|thinks|wants|is|was|are|were|has|had|will|did|does)\b)"
 _JOB_OPENING = re.compile(  # (the place has no verb: "manager at work said no" is someone else)
     r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:at|on|in|for|with|out of) (?:an? |the )?"
@@ -584,8 +586,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
     # "lactose intolerant here", "type 1 diabetic here 🙋": a condition introduced like a name
-    (r"(?:^|[.!?,]\s*)\W*(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
-     r"colou?rblind|deaf|pregnant|autistic|dyslexic) here\b", "health", 3.0),
+    (r"(?:^|[.!?,]\s*)\W*" + _OWN_CONDITION + r" here\b", "health", 3.0),
     # ...or opening the message before what it asks ("type 1 diabetic, so list the carbs",
     # "coeliac (diagnosed) so check for gluten"): said of no one else, so of the speaker
     (_CONDITION_OPENING, "health", 3.0),
@@ -2247,17 +2248,33 @@ def _no_past_job(best: _Slots, text: str) -> _Slots:
     return best
 
 
+# What a named person does, said right after the name. Compiled once and matched where the name ends:
+# a pattern built per name would be recompiled for every message and thrash re's cache.
+_AFTER_NAME_DOES = re.compile(rf",? {_DOES_FOR_A_LIVING}", re.IGNORECASE)
+_AFTER_NAME_SUPPORTS = re.compile(rf",? (?:still |also )?{_NAMED_SUPPORTS}", re.IGNORECASE)
+_AFTER_NAME_EATS = re.compile(rf",? (?:still |also |basically |just )?{_EATS_ALL}", re.IGNORECASE)
+
+
+def _said_after_name(name: str, tail: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first `tail` that follows a mention of `name`, as re.search of name + tail would find it."""
+    for mention in re.finditer(rf"\b{re.escape(name)}\b", text, re.IGNORECASE):
+        said = tail.match(text, mention.end())
+        if said:
+            return said
+    return None
+
+
 def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     spelled = standard_spelling(text)
     for name in _relatives_by_name(best, speaker):
-        said = re.search(rf"\b{re.escape(name)}\b,? {_DOES_FOR_A_LIVING}", spelled, re.IGNORECASE)
+        said = _said_after_name(name, _AFTER_NAME_DOES, spelled)
         if said:
             best.setdefault((name, "job"), Found(name, "job", said["v"], 2.2))
-        team = re.search(rf"\b{re.escape(name)}\b,? (?:still |also )?{_NAMED_SUPPORTS}", spelled, re.IGNORECASE)
+        team = _said_after_name(name, _AFTER_NAME_SUPPORTS, spelled)
         if team:  # "my best mate connor supports celtic"
             key = fact_key("likes", team["team"])
             best.setdefault((proper(name), key), Found(proper(name), key, team["team"], 2.0))
-        eats = re.search(rf"\b{re.escape(name)}\b,? (?:still |also |basically |just )?{_EATS_ALL}", spelled, re.IGNORECASE)
+        eats = _said_after_name(name, _AFTER_NAME_EATS, spelled)
         if eats:  # "my husband kenji eats everything": no restricted diet
             best.setdefault((proper(name), "diet"), Found(proper(name), "diet", eats["v"], 2.2))
     for said in _MY_RELATIVE_DOES.finditer(spelled):
