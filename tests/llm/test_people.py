@@ -222,3 +222,31 @@ def test_a_value_read_from_other_words_still_goes_to_the_person_named_before_it(
     people = KnownPeople({("user's uncle", "job"): "pastor"}, "user")
     assert people.subject_for("uncle retired, he farms cocoa full time now", "user", "job",
                               "cocoa farmer") == "user's uncle"
+
+
+@pytest.mark.parametrize("text, relation, name", [
+    ("my son Hamid has his cricket final this saturday", "child:hamid", "Hamid"),
+    ("my nephew Jamal graduates may 10", "family:nephew", "Jamal"),
+])
+def test_a_relatives_dated_happening_is_no_trait_of_theirs(text: str, relation: str, name: str) -> None:
+    """The relative is a fact; what they do on a day is their event, not a `fact:` about them."""
+    facts = _facts(text, {})
+    assert ("user", relation, name) in facts
+    assert not [f for f in facts if f[0] == name]
+
+
+def test_a_relatives_lasting_doing_is_still_read() -> None:
+    assert ("Ana", "hobby:cello", "cello") in _facts("my sister Ana plays the cello", {})
+
+
+@pytest.mark.parametrize("text", [
+    "tomorrow at 4 i have a call with my daughters school counsellor about her grades",
+    "we had a chat with my son's teacher about his reading",
+    "dropped the cake off at my mum's neighbour",
+])
+def test_a_relatives_possession_after_a_preposition_is_not_what_they_are(text: str) -> None:
+    assert not [f for f in _facts(text, {}) if f[0].startswith("user's")]
+
+
+def test_a_relatives_contracted_is_still_read() -> None:
+    assert ("user's daughter", "job", "nurse") in _facts("my daughters a nurse now", {})

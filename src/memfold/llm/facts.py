@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -36,7 +37,7 @@ from memfold.llm.values import (
     REGIONS, normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
 )
 from memfold.models import FactExtraction, Message
-from memfold.timeexpr import IRREGULAR_PAST
+from memfold.timeexpr import IRREGULAR_PAST, find_time_expressions
 
 if TYPE_CHECKING:
     from memfold.llm.tagger import FactTagger, PrefetchedTagger
@@ -976,8 +977,12 @@ def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
     return found
 
 
+# (after a preposition "my daughter's X" is a possessive, not "my daughter is X": "a call with
+# my daughter's school counsellor", "at my son's school")
+_NOT_AFTER_PREPOSITION = "".join(rf"(?<!\b{word} )" for word in (
+    "with", "to", "for", "from", "at", "of", "about", "by", "on", "in", "without", "behind", "into"))
 _UNNAMED_RELATION = re.compile(
-    r"\bmy (?P<rel>" + _RELATIONS + r")(?: these days| now| nowadays| lately| currently)?"
+    _NOT_AFTER_PREPOSITION + r"\bmy (?P<rel>" + _RELATIONS + r")(?: these days| now| nowadays| lately| currently)?"
     r"(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)| is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.\s+)?[^.,!?;:\n()]+)",
     re.IGNORECASE)  # a title's full stop is no sentence end ("my therapist is Dr. Mensah")
 # "I have a brother, Farid", "I've got a sister called Mina"
@@ -1094,7 +1099,20 @@ def _as_first_person(tail: str) -> str:
     return _first_person_verb(head) + rest
 
 
+# Only whether a date is said matters here, not which day it is, so any reference day will do
+_ANY_DAY = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def _dated_happening(tail: str) -> bool:
+    """The words after the verb name a day or an hour: "has his cricket final this saturday",
+    "graduates may 10" are that person's events, not a stable trait (a year or a month,
+    "since 2019", is left: "retired in 2015" still says what they are)."""
+    return any(ref.granularity in ("instant", "day", "week") for ref in find_time_expressions(tail, _ANY_DAY))
+
+
 def _fallback_relation_fact(m: re.Match[str], name: str) -> list[Found]:
+    if _dated_happening(m.string[m.start("verb"):]):
+        return []
     value = clean_value(m["v"])
     if m["verb"] in ("is", "works as"):
         key = _i_am_a_key(m) or "fact"
