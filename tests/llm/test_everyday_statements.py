@@ -1259,3 +1259,18 @@ def test_a_message_opening_with_ones_condition_or_job_states_it(text: str, key: 
 ])
 def test_an_opening_about_someone_else_or_a_plan_is_no_job(text: str) -> None:
     assert not any(key == "job" for _, _, key, _ in _found(text))
+
+
+@pytest.mark.parametrize("text", [
+    "say i moved to Canada hypothetically, how would healthcare work for me the first few months",
+    "hypothetically, if i went vegan would i lose weight",
+    "what if we moved to Porto",
+    "lets say i became a teacher, what would i earn",
+    "suppose i quit and became a nurse",
+])
+def test_a_hypothetical_states_nothing(text: str) -> None:
+    assert _found(text) == set()
+
+
+def test_the_same_words_said_as_the_case_are_read() -> None:
+    assert ("add", "user", "location", "Canada") in _found("i moved to Canada last year")

@@ -1009,3 +1009,16 @@ def test_a_retargeted_goal_is_grounded_by_the_value_it_retires() -> None:
     assert grounding_problem(added, _message(text), retired="move to Berlin") is None  # ...but kept from the old goal
     invented = FactExtraction(key="goal:move_to_paris", value="move to Paris", evidence_msg_id="m1")
     assert grounding_problem(invented, _message(text), retired="move to Berlin") is not None
+
+
+@pytest.mark.parametrize("sentence, content", [
+    ("if i won the lottery tomorrow would it be smarter to pay off the mortgage", False),
+    ("hypothetically if my landlord sold the flat could they kick me out", False),
+    ("if i get the job next week, should i move to Leeds", False),
+    ("if it rains tomorrow we will go to the cinema instead", True),
+    ("if anyone asks, i'm vegan now", True),
+])
+def test_a_condition_then_a_question_without_its_mark_is_a_question(sentence: str, content: bool) -> None:
+    from memfold.llm.cues import is_content_sentence
+
+    assert is_content_sentence(sentence) is content

@@ -219,11 +219,20 @@ def is_content_sentence(sentence: str) -> bool:
     rest = _INTERJECTION.sub("", low)
     if low.endswith("?") or _QUESTION_START.match(low) or (_GREETING.match(low) and not _STATED_AFTER.match(rest)):
         return False
+    if _IF_THEN_ASKS.match(rest):
+        return False
     if not rest or _GREETING.match(rest) or _QUESTION_START.match(rest):
         return False
     if _REACTION.match(rest) and len(rest.split()) <= 8:
         return _CLAUSE_AFTER_REACTION.search(rest) is not None or _APOLOGY_THEN_STATEMENT.match(rest) is not None
     return True
+
+
+# "if i won the lottery tomorrow would it be smarter to ...": a condition, then a question asked
+# without its question mark (the main clause's verb before its subject)
+_IF_THEN_ASKS = re.compile(
+    r"^(?:hypothetically,? |just curious,? |(?:so|ok|okay),? )?(?:even )?if\b[^.!?;]*?,?\s"
+    r"(?:would|should|could|can|will|do|does|is|are|am)(?:n'?t)? (?:i|we|it|you|u|they|that|there|he|she|my|the)\b")
 
 
 # "oh and hes pescatarian", "yeah shes 12 now": a statement after an interjection, however short

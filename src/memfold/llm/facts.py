@@ -3212,7 +3212,10 @@ _SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|
 _NOT_THE_CASE = re.compile(
     r"\b(?:if (?:i|we)|(?:i|we) (?:almost|nearly|might|may)|"
     r"thinking (?:about|of)|considering|wondering (?:if|whether)|^\W*(?:just )?in case|imagine|pretend|"
-    r"back when|back in(?! [\w'-]+(?: [\w'-]+)? (?:for good|permanently|to stay)\b)|when i was)\b", re.IGNORECASE)
+    r"back when|back in(?! [\w'-]+(?: [\w'-]+)? (?:for good|permanently|to stay)\b)|when i was|"
+    # "say i moved to Canada hypothetically", "what if we went vegan", "suppose i quit"
+    r"hypothetical(?:ly)?|suppos(?:e|ing) (?:i|we)|what if (?:i|we)|(?:let'?s|lets) say|^\W*say (?:i|we))\b",
+    re.IGNORECASE)
 
 
 def states_own_state(text: str) -> bool:
