@@ -1274,3 +1274,12 @@ def test_a_hypothetical_states_nothing(text: str) -> None:
 
 def test_the_same_words_said_as_the_case_are_read() -> None:
     assert ("add", "user", "location", "Canada") in _found("i moved to Canada last year")
+
+
+@pytest.mark.parametrize("text, diet", [
+    ("vegetarian household so no meat pls, whats a good sunday lunch for 6", "vegetarian"),
+    ("we're a halal family, any ideas for eid lunch", "halal"),
+    ("were a gluten free household now", "gluten-free"),
+])
+def test_the_speakers_household_diet_is_theirs(text: str, diet: str) -> None:
+    assert ("add", "user", "diet", diet) in _found(text)

@@ -281,10 +281,15 @@ _JOB_OPENING = re.compile(  # (the place has no verb: "manager at work said no" 
     r"(?:" + _NO_VERB + r"[\w'&-]+ ){0,4}" + _NO_VERB + r"[\w'&-]+(?=\s*[,.!;—–]| here\b|\s*$)", re.IGNORECASE)
 
 
+# ... or with the speaker's home's diet: "vegetarian household so no meat pls"
+_HOUSEHOLD_OPENING = re.compile(r"^\W*(?:an? )?(?:" + _DIETS + r") (?:household|family|home|house)\b", re.IGNORECASE)
+
+
 def _opens_with_own_role(sentence: str) -> bool:
     """The sentence opens with a condition or a job of the speaker's, its "I" left out."""
     job = _JOB_OPENING.match(sentence)
-    return bool(re.match(_CONDITION_OPENING, sentence, re.IGNORECASE)) or bool(job and _is_job_noun(job["v"]))
+    return (bool(re.match(_CONDITION_OPENING, sentence, re.IGNORECASE)) or bool(job and _is_job_noun(job["v"]))
+            or bool(_HOUSEHOLD_OPENING.match(sentence)))
 
 
 def _is_job_noun(phrase: str) -> bool:
@@ -821,6 +826,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
      "diet", 3.0),
     (r"\bi (?:have to |need to |only |just |strictly |mostly )*eat (?:only )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
+    # "vegetarian household so no meat pls", "we're a halal family": the speaker's home keeps it
+    (r"(?:^\W*|\b(?:we're|we are|were|i'm in|im in|i live in|our|it's|its) )(?:an? |strictly |fully |mostly )?"
+     r"(?P<v>" + _DIETS + r") (?:household|family|home|house|kitchen)\b", "diet", 3.0),
     (r"\b(?P<v>[A-Z][a-z]+) is my (?:native|first|mother) (?:language|tongue)\b", "language", 3.0),
     (r"\bi (?:mostly |mainly )?speak (?P<v>(?!(?:fluent|fluently|some|basic|a|little|conversational)\b)[A-Z][a-z]+)\b",
      _speak_key, 2.5),
