@@ -1283,3 +1283,9 @@ def test_the_same_words_said_as_the_case_are_read() -> None:
 ])
 def test_the_speakers_household_diet_is_theirs(text: str, diet: str) -> None:
     assert ("add", "user", "diet", diet) in _found(text)
+
+
+def test_she_after_the_speakers_us_takes_the_value_back_to_the_one_named() -> None:
+    found = _tagged("my mum lives with us, she only speaks urdu")
+    assert ("add", "user's mom", "language", "Urdu") in found
+    assert not {value for _, subject, key, value in found if subject == "user" and key == "language"}

@@ -466,13 +466,23 @@ def _subject_of(mark: Mark, subjects: Sequence[Mark], sentence: str, speaker: st
     """The nearest SUBJ before the value with no "I"/"me"/"we" in between, else the speaker."""
     for subject in sorted((s for s in subjects if s.end <= mark.start), key=lambda s: -s.end):
         between = re.findall(r"[\w']+", sentence[subject.end:mark.start].lower())
-        if _FIRST_PERSON.intersection(between):
+        if _FIRST_PERSON.intersection(between) and not _third_person_last(between):
             break
         words = _with_surname(sentence, subject.start, subject.end)
         if re.search(r"\b(?:years?|yrs?)[- ]$", sentence[:subject.start], re.IGNORECASE):
             words = "year " + words  # "my 6 year old": the tagger marks "old" alone
         return _subject_name(words, speaker)
     return speaker
+
+
+# "my mum lives with us, she only speaks urdu": "she" after the "us" takes the value back to mum
+_THIRD_PERSON = frozenset("he she he's she's hes shes his her him".split())
+
+
+def _third_person_last(words: Sequence[str]) -> bool:
+    """Of the person words between a subject and a value, the last is he or she."""
+    people = [word for word in words if word in _FIRST_PERSON or word in _THIRD_PERSON]
+    return bool(people) and people[-1] in _THIRD_PERSON
 
 
 _AN_AGE = re.compile(r"(?:^|\b\d+[- ]?|\s)(?:years?[- ]old|yrs?[- ]old|yo|y/o)$|^year old\b", re.IGNORECASE)
