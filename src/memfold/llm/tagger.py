@@ -476,7 +476,8 @@ def _subject_of(mark: Mark, subjects: Sequence[Mark], sentence: str, speaker: st
 
 
 # "my mum lives with us, she only speaks urdu": "she" after the "us" takes the value back to mum
-_THIRD_PERSON = frozenset("he she he's she's hes shes his her him".split())
+# (subject pronouns only: "gave me her iPhone", "her name is olive" say whose the thing is, not who acts)
+_THIRD_PERSON = frozenset("he she he's she's hes shes".split())
 
 
 def _third_person_last(words: Sequence[str]) -> bool:
