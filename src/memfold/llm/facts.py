@@ -27,6 +27,7 @@ from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATI
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople, without_accents
 from memfold.llm.resolved import resolved_conditions
+from memfold.llm.rule_leads import lead_words
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
@@ -898,37 +899,10 @@ _RULES: list[tuple[re.Pattern[str], KeyFn, float]] = [
     (re.compile(pattern, re.IGNORECASE), _const(key) if isinstance(key, str) else key, weight)
     for pattern, key, weight in _RULE_SPECS]
 
-# the word a rule's every match begins with: "\\bi(?:'m| am)\\s+..." needs the word "i", "\\bmy
-# (?:home|...)" the word "my". A clause without that word is not tried (most rules begin with
-# one of two words; 131 searches a clause were a fifth of the router's time)
-_LEADING_WORD = re.compile(r"\\b([a-z]+)(?= |\\s|'(?!\?)|\(\?:'[^|)]*\| )")
-
-
-def _leading_word(pattern: str) -> str | None:
-    """The word every match of ``pattern`` starts with; None when it has none for certain."""
-    m = _LEADING_WORD.match(pattern)
-    return m[1] if m and not _has_top_level_alternative(pattern) else None
-
-
-def _has_top_level_alternative(pattern: str) -> bool:
-    depth, n, in_class = 0, 0, False
-    while n < len(pattern):
-        char = pattern[n]
-        if char == "\\":
-            n += 1  # the escaped character is a literal
-        elif in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char in "()":
-            depth += 1 if char == "(" else -1
-        elif char == "|" and depth == 0:
-            return True
-        n += 1
-    return False
-
-
-_RULE_LEADS = [_leading_word(pattern.pattern) for pattern, _, _ in _RULES]
+# the words one of which a rule's every match begins with (``llm/rule_leads.py``): "\\b(?:i|we)
+# (?:own|have)" needs "i" or "we". A clause without them is not tried: searching every rule
+# was a fifth of the router's time
+_RULE_LEADS = [lead_words(pattern.pattern) for pattern, _, _ in _RULES]
 _WORDS = re.compile(r"[a-z]+")
 
 # a title is part of the name: "my boss Mr Okafor", "my mentor Dr. Adeyemi"
@@ -1476,7 +1450,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
     found: list[Found] = []
     words = set(_WORDS.findall(sentence.lower()))
     for (pattern, key_fn, weight), lead in zip(_RULES, _RULE_LEADS):
-        if lead is not None and lead not in words:
+        if lead is not None and lead.isdisjoint(words):
             continue
         for m in pattern.finditer(sentence):
             key = key_fn(m)
