@@ -24,6 +24,13 @@ NOW = datetime(2024, 6, 15, 12, 0, tzinfo=timezone.utc)
     ("When did I last see the dentist?", "temporal"),
     ("Find the passage I wrote about meditation", "semantic"),
     ("hello", "semantic"),
+    # an attribute asked without apostrophes, by "when", or by "still"
+    ("whats my home address, need it for a form", "fact"),
+    ("when is my husbands birthday", "fact"),
+    ("who does aroha work for", "fact"),
+    ("is ravi still at infosys or did he leave", "fact"),
+    ("when is the birthday party", "temporal"),
+    ("is it still raining in leeds", "semantic"),
 ])
 def test_primary_intent(query: str, label: str) -> None:
     intent = HeuristicIntentClassifier().classify(query, NOW)

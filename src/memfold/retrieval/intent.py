@@ -64,7 +64,7 @@ def _cues(*patterns: str) -> list[re.Pattern[str]]:
 # Each cue that matches adds its weight to its intent. Cues describe question *forms*
 # (what is asked), never topics.
 _TEMPORAL = _cues(
-    r"\bwhen\b", r"\bwhat (?:time|date|day|year|month)\b", r"\bhow long ago\b",
+    r"\bwhen\b", r"\bwhat (?:times?|dates?|days?|years?|months?)\b", r"\bhow long ago\b",
     r"\b(?:how long|since when)\b", r"\bwhat happened\b", r"\bhappen(?:ed|ing)?\b",
     r"\b(?:timeline|chronolog\w*|history of)\b", r"\b(?:first|last) time\b",
     r"\bwhat did (?:i|we|you|\w+) (?:do|say|talk about|discuss|decide|eat|buy|watch|read)\b",
@@ -72,23 +72,39 @@ _TEMPORAL = _cues(
     r"\brecent(?:ly)?\b|\blately\b", r"\bago\b", r"\b(?:yesterday|today|tonight|this morning)\b",
 )
 _FACT = _cues(
-    r"\bwhat(?:'s| is| are) (?:my|your|his|her|their|our|\w+'s)\b",
-    r"\bwho (?:is|are) (?:my|his|her|their|our|\w+'s)\b",
+    # "whats", "whos": the apostrophe is often not typed
+    r"\bwhat(?:'s|s| is| are) (?:my|your|his|her|their|our|\w+'s)\b",
+    r"\bwho(?:'s|s| is| are) (?:my|his|her|their|our|\w+'s)\b",
     r"\bwhere (?:do|does|did) (?:i|he|she|they|\w+) (?:live|work|study|come from|grow up)\b",
-    r"\b(?:my|his|her|their|\w+'s) (?:name|age|birthday|job|role|title|email|phone|address|"
-    r"partner|wife|husband|spouse|kids?|children|pets?|dog|cat|hometown|city|country|"
+    r"\bwho (?:do|does|did) (?:i|he|she|they|we|\w+) work for\b",
+    # "when is my husbands birthday": a birthday is a profile value, though "when" asks it
+    r"\bwhen(?:'s|s| is| was)? (?:my|his|her|their|our|(?!this\b)\w+'?s)(?: \w+'?s)? (?:birthday|bday)\b"
+    r"(?! (?:party|dinner|lunch|meal|drinks|celebration|trip|present|gift|card|cake))",
+    # "is ravi still at infosys", "are you still vegan": whether a current attribute holds
+    r"\b(?:is|are|am|does|do) (?!it\b|this\b|that\b|there\b)(?:i|he|she|they|we|(?:my |our |his |her )?\w+)"
+    r" still\b",
+    # "what laptop did i say i have", "what did i tell u we are": what the speaker said they are or have
+    r"\bwhat (?:\w+ )?did (?:i|we) (?:say|tell (?:you|u)|mention)(?: that)? (?:i|we|my|our)\b",
+    r"\bwhat(?:'s|s| is| was) the name of (?:my|our|his|her|their|\w+'s)\b",
+    r"\bwho (?:usually |normally |always )?(?:does|looks after|takes care of|feeds|walks)\b",
+    r"\b(?:my|his|her|their|\w+'s|(?:my|our|his|her|their) \w+s'?) (?:name|age|birthday|job|role|title|email|phone|address|"
+    r"partner|wife|husband|spouse|kids?|children|pets?|dog|cat|hometown|city|country|bday|"
     r"employer|company|school|major|diet|allerg\w*|favou?rite \w+|preferences?)\b",
     r"\b(?:do|does|am|is|are) (?:i|he|she|they|\w+) (?:have|own|like|prefer|allergic|vegetarian|"
     r"vegan|married|single)\b",
     r"\bhow old\b", r"\bfavou?rite\b", r"\bprefer(?:ence|s)?\b", r"\ballergic\b",
-    r"\bwhat (?:kind|type|sort) of \w+ (?:do|does) (?:i|he|she|they|\w+) (?:like|prefer|use|drive|have)\b",
+    r"\bwhat (?:kind|type|sort) of \w+ (?:do|does|am|is|are) (?:i|he|she|they|\w+) "
+    r"(?:like|prefer|use|drive|have|on|follow)\b",
     r"\b(?:remind me|tell me) (?:my|of my)\b", r"\bwhat do (?:i|you) know about (?:me|him|her)\b",
     # "which team do I support?", "what car does the user drive?": an attribute asked in the
     # present tense about a person
     r"\b(?:which|what) \w+(?: \w+)? (?:do|does|am|is) (?:i|he|she|they|the user|my \w+|\w+'s \w+|\w+)"
     r" (?:\w+ ){0,2}?(?:use|drive|speak|support|wear|play|go to|belong to|member of|own|from)\b",
     r"\bwhere (?:do|does|am|is) (?:i|he|she|they|the user|\w+) (?:live|work|from|based)\b",
-    r"\bwhat does (?:my \w+|\w+|the user) do for a living\b", r"\bhow (?:tall|old|much do \w+ weigh)\b",
+    r"\bwhat (?:does|do) (?:my \w+|\w+|the user) do for (?:a living|work|money)\b",
+    r"\bhow (?:tall|old|much do \w+ weigh)\b",
+    # "what diet is jonas on", "what timezone am i in": an attribute asked with "what X is Y on/in"
+    r"\bwhat (?!(?:times?|dates?|days?|years?|months?)\b)\w+ (?:am|is|are) (?:i|he|she|they|\w+) (?:on|in)\b",
 )
 _SEMANTIC = _cues(
     r"\b(?:find|search|look up|pull up|show me)\b", r"\b(?:about|regarding|related to|on the topic)\b",
