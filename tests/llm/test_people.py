@@ -250,3 +250,19 @@ def test_a_relatives_possession_after_a_preposition_is_not_what_they_are(text: s
 
 def test_a_relatives_contracted_is_still_read() -> None:
     assert ("user's daughter", "job", "nurse") in _facts("my daughters a nurse now", {})
+
+
+@pytest.mark.parametrize("text, subject, key, value", [
+    ("my brother visited me, he works at Google now", "user's brother", "employer", "Google"),
+    ("my mum rang me and she lives in leeds now", "user's mom", "location", "Leeds"),
+])
+def test_he_or_she_after_me_goes_back_to_the_relative(text: str, subject: str, key: str, value: str) -> None:
+    found = _tagged(text, {})
+    assert (subject, key, value) in found
+    assert ("user", key, value) not in found
+
+
+def test_a_pronoun_that_cannot_be_the_relative_does_not_make_it_theirs() -> None:
+    assert not [f for f in _tagged("my brother visited me, she works at Google now", {})
+                if f[0] == "user's brother"]
+    assert ("user", "location", "Lyon") in _tagged("me and my husband just moved to lyon", {})

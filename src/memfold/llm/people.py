@@ -26,9 +26,11 @@ _SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|we|we're|were|us|our|"
                             r"me (?:into|onto|hooked)|introduced me|taught me)\b",
                             re.IGNORECASE)
 # "me and my husband", "my sister and I": the speaker is a subject of the clause
-_COORDINATED = re.compile(r"\b(?:me and|and me|and i|and myself)\b", re.IGNORECASE)
+# ("my mum rang me and she lives in leeds": "and" starts a clause about her, no pair with me)
+_ME_AND = r"me and(?! (?:he|she|they|he's|she's|hes|shes|then|so)\b)"
+_COORDINATED = re.compile(rf"\b(?:{_ME_AND}|and me|and i|and myself)\b", re.IGNORECASE)
 # "me and my wife Sara live in Austin": the speaker is in it too
-_WITH_SPEAKER = re.compile(r"\b(?:me and|and me|and i|and myself|we|we're|were|us)\b", re.IGNORECASE)
+_WITH_SPEAKER = re.compile(rf"\b(?:{_ME_AND}|and me|and i|and myself|we|we're|were|us)\b", re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|hes|shes|his|her)\b", re.IGNORECASE)
 _THING_FAMILIES = frozenset({"possession", "pet", "favorite"})
 # a relation's facts stay the speaker's ("my sister Ana": family:sister is the speaker's)

@@ -313,7 +313,8 @@ def clause_owner(text: str, speaker: str) -> str | None:
         return None
     relation = canonical_relation(start["who"])
     rest = text[start.end():]
-    if relation not in _RELATIONS or _SPEAKER_WORDS.intersection(re.findall(r"[\w']+", rest.lower())):
+    words = re.findall(r"[\w']+", rest.lower())
+    if relation not in _RELATIONS or _SPEAKER_WORDS.intersection(words) and not _pronoun_for(relation, words):
         return None
     follows = re.match(r"\s+([\w-]+)", rest)
     follows = follows[1].lower() if follows else ""
@@ -326,6 +327,23 @@ def clause_owner(text: str, speaker: str) -> str | None:
     if named and (named["mark"] or named["name"][0].isupper()):
         return _subject_name(named["name"], speaker)
     return f"{speaker}'s {relation}"
+
+
+# the relations whose pronoun is he or she: the others ("friend", "cousin") may be either
+_HE_RELATIONS = frozenset("brother dad son husband boyfriend uncle grandpa nephew stepdad stepson "
+                          "father-in-law brother-in-law son-in-law fiance fiancé landlord".split())
+_SHE_RELATIONS = frozenset("sister mom daughter wife girlfriend aunt grandma niece stepmom stepdaughter "
+                           "mother-in-law sister-in-law daughter-in-law fiancee fiancée landlady".split())
+
+
+def _pronoun_for(relation: str, words: Sequence[str]) -> bool:
+    """After "I"/"me", a he or she that can be the relative takes the clause back to them
+    ("my brother visited me, he works at google now")."""
+    people = [word for word in words if word in _SPEAKER_WORDS or word in _THIRD_PERSON]
+    if not people or people[-1] not in _THIRD_PERSON:
+        return False
+    said_he = people[-1].startswith("he")
+    return not (said_he and relation in _SHE_RELATIONS or not said_he and relation in _HE_RELATIONS)
 
 
 # ("mother tongue"; "doctor said cut the gluten": what they said is about the speaker)
@@ -463,7 +481,9 @@ def _singular(word: str) -> str:
 
 
 def _subject_of(mark: Mark, subjects: Sequence[Mark], sentence: str, speaker: str) -> str:
-    """The nearest SUBJ before the value with no "I"/"me"/"we" in between, else the speaker."""
+    """The nearest SUBJ before the value with no "I"/"me"/"we" in between (unless a he or she
+    said after them takes the clause back: "my mum lives with us, she only speaks urdu"), else
+    the speaker."""
     for subject in sorted((s for s in subjects if s.end <= mark.start), key=lambda s: -s.end):
         between = re.findall(r"[\w']+", sentence[subject.end:mark.start].lower())
         if _FIRST_PERSON.intersection(between) and not _third_person_last(between):
