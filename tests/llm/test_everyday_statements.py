@@ -47,6 +47,10 @@ def test_a_date_is_read_by_name_or_by_number(raw: str, date: str | None) -> None
     ("can you remember my wifes birthday is july 22? i always forget",
      ("add", "user's wife", "birthday", "July 22")),
     ("Leo's birthday is May 3", ("add", "Leo", "birthday", "May 3")),
+    # a name typed in lower case; a relative said without "my"
+    ("correction: tavi's birthday is the 12th of march not the 21st", ("add", "Tavi", "birthday", "March 12")),
+    ("girlfriends bday is 22 aug. pls remember it", ("add", "user's girlfriend", "birthday", "August 22")),
+    ("gf bday is 22 aug", ("add", "user's girlfriend", "birthday", "August 22")),
 ])
 def test_a_birthday_is_a_date_of_whoever_it_belongs_to(text: str, fact: tuple[str, str, str, str]) -> None:
     found = _found(text)
@@ -56,7 +60,8 @@ def test_a_birthday_is_a_date_of_whoever_it_belongs_to(text: str, fact: tuple[st
 
 @pytest.mark.parametrize("text", [
     "my birthday party is on june 4", "Mia's birthday party is on June 4",
-    "my mom's birthday dinner is on june 4",
+    "my mom's birthday dinner is on june 4", "tavi's birthday party is on june 4",
+    "everyone's birthday is in may",
 ])
 def test_the_date_of_a_birthday_party_is_no_birthday(text: str) -> None:
     assert not any(key == "birthday" for _, _, key, _ in _found(text))
@@ -1289,3 +1294,43 @@ def test_she_after_the_speakers_us_takes_the_value_back_to_the_one_named() -> No
     found = _tagged("my mum lives with us, she only speaks urdu")
     assert ("add", "user's mom", "language", "Urdu") in found
     assert not {value for _, subject, key, value in found if subject == "user" and key == "language"}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("ich bin übrigens Lehrerin, grade 5 math", ("add", "user", "job", "lehrerin")),
+    ("eu sou enfermeira, work nights at the hospital", ("add", "user", "job", "enfermeira")),
+    ("mi esposa se llama Rocío, remember that pls", ("add", "user", "partner", "Rocío")),
+    ("me llamo Émilie btw", ("add", "user", "name", "Émilie")),
+])
+def test_a_fact_said_in_another_language_is_read(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["je suis fatiguée aujourd'hui", "can i use soy sauce instead", "sono stanca oggi"])
+def test_a_foreign_frame_without_a_job_or_name_states_none(text: str) -> None:
+    assert not _found(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("bf is allergic to shellfish, like epipen level allergic, so careful with the restaurant picks",
+     ("add", "user's boyfriend", "allergy:shellfish", "shellfish")),
+    ("not into horror games, way too jumpy for me", ("add", "user", "dislikes:horror_games", "horror games")),
+])
+def test_a_long_clause_without_i_is_read_when_it_opens_with_a_relative_or_a_dislike(
+        text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize("text", ["who's driving on saturday? i can take 4 in the van", "i can bring the salad",
+                                  "not into it tbh"])
+def test_an_offer_or_a_pronoun_is_no_skill_or_dislike(text: str) -> None:
+    assert not _found(text)
+
+
+@pytest.mark.parametrize("text", ["explain big O like im 5", "write it as if i'm a pirate"])
+def test_what_the_speaker_is_likened_to_is_no_fact(text: str) -> None:
+    assert not _found(text)
+
+
+def test_a_likeness_after_a_fact_keeps_the_fact() -> None:
+    assert ("add", "user", "age", "35") in _found("i'm 35 and i love it like im 20")

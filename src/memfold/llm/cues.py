@@ -450,9 +450,22 @@ def statements_in_questions(text: str) -> list[str]:
     return out
 
 
+# "check the grammar: We was closed on friday", "translate to yoruba: welcome to our shop": the
+# words after the colon are the text to work on, not what the speaker tells the assistant
+_TEXT_TASK = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|pls|please|plz|can you|could you|would you|can u|could u)[,!]?\s+)*"
+    r"(?:(?:check|fix|correct)(?: the| my)? (?:grammar|spelling|punctuation|wording|tone|english|typos)|"
+    r"proofread|translate|rewrite|re-write|rephrase|reword|paraphrase|summari[sz]e|shorten|polish|"
+    r"make (?:this|it|that|my \w+|an? \w+)(?: \w+)? (?:sound|more|less|shorter|longer|clearer|friendlier|politer))"
+    r"\b[^:\n]{0,70}:", re.IGNORECASE)
+
+
 def content_sentences(text: str) -> list[str]:
     """The statements of ``text``: its sentences minus questions, greetings and reactions;
-    a request to remember counts as the statement it wraps, a reminder request as content."""
+    a request to remember counts as the statement it wraps, a reminder request as content;
+    none in a text given to edit or translate."""
+    if _TEXT_TASK.match(text.strip()):
+        return []
     out = []
     for sentence in _answers_joined(sentences(text)):
         sentence = unwrap_request(sentence)

@@ -241,9 +241,12 @@ _PREPOSITIONS = frozenset("of for at in with to on from by about".split())
 _VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split())
 _TRANSIENT = frozenset("today tonight now moment currently".split())
 _SKILL_LEVEL = r"(?:(?:basic|advanced|intermediate|conversational) )?"
-# "i know some people", "i can see that": a function word is no skill (the rule is case-blind)
+# "i know some people", "i can see that": a function word is no skill (the rule is case-blind);
+# nor what the speaker offers or is able to do this once ("i can take 4 in the van")
 _NOT_A_SKILL = (r"(?:some|the|a|an|my|your|his|her|their|our|that|this|these|those|what|how|where|when|why|who|"
-                r"him|them|it|you|everyone|everybody|someone|somebody|nothing|anything|lots|loads|so|not|too)")
+                r"him|them|it|you|everyone|everybody|someone|somebody|nothing|anything|lots|loads|so|not|too|"
+                r"take|bring|pick|drop|lend|give|grab|send|host|cover|collect|fetch|come|meet|join|book|help|"
+                r"see|hear|tell|wait|try|ask|call|text|check|do|make|get|go|leave|stay|pay|order)")
 
 
 _MONTH_WORDS = ("january|february|march|april|may|june|july|august|september|october|november|"
@@ -477,6 +480,46 @@ _BIRTHDAY_OCCASION = re.compile(r"\bbirthdays?\s+" + _BIRTHDAY_EVENT, re.IGNOREC
 _AGE_WORDS = (r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|"
               r"seven|eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen")
 
+# Code-switching: a multilingual speaker says who they are in their first language ("ich bin
+# übrigens Lehrerin", "mi esposa se llama Rocío"). German, Spanish, Portuguese, French and
+# Italian frames only, with the common job nouns (a general list, not any data set's words);
+# the value is kept as said.
+_FOREIGN_NAME_FRAME = (r"(?:me llamo|mi nombre es|je m'appelle|je m’appelle|ich hei(?:ß|ss)e|mein name ist|"
+                       r"meu nome (?:é|e)|eu me chamo|mi chiamo|il mio nome (?:è|e))")
+_FOREIGN_PARTNER_FRAME = (
+    r"(?:mi (?:esposa|esposo|marido|mujer|novia|novio|pareja) se llama|ma (?:femme|copine|compagne) s'appelle|"
+    r"mon (?:mari|copain|compagnon) s'appelle|meine (?:frau|freundin|partnerin) hei(?:ß|ss)t|"
+    r"mein (?:mann|freund|partner) hei(?:ß|ss)t|minha (?:esposa|mulher|namorada) se chama|"
+    r"meu (?:marido|namorado) se chama|mia moglie si chiama|mio marito si chiama|"
+    r"la mia ragazza si chiama|il mio ragazzo si chiama)")
+_FOREIGN_NAME_VALUE = r"(?P<v>[^\W\d_][\w'-]*(?: (?-i:[A-Z])[\w'-]*)?)"
+_FOREIGN_I_AM = (r"(?:ich bin|eu sou|yo soy|soy|je suis|sono)\s+(?:übrigens\s+|uebrigens\s+|de profession\s+|"
+                 r"di professione\s+|de profesión\s+)?(?:(?:un|une|um|uma|una|ein|eine)\s+)?")
+_FOREIGN_JOBS = "|".join("""
+lehrer lehrerin arzt ärztin krankenschwester krankenpfleger krankenpflegerin pfleger pflegerin ingenieur
+ingenieurin student studentin programmierer programmiererin entwickler entwicklerin anwalt anwältin koch köchin
+verkäufer verkäuferin polizist polizistin rentner rentnerin erzieher erzieherin friseur friseurin mechaniker
+elektriker architekt architektin buchhalter buchhalterin apotheker apothekerin tierarzt tierärztin hausfrau
+hausmann fahrer fahrerin
+enfermeira enfermeiro professora médica médico engenheira engenheiro estudante advogada advogado cozinheira
+cozinheiro vendedora motorista contadora arquiteta arquiteto farmacêutica farmacêutico aposentada aposentado
+dentista programadora desenvolvedora desenvolvedor cabeleireira cabeleireiro policial eletricista mecânica
+mecânico jornalista psicóloga psicólogo
+enfermera enfermero profesora maestra maestro ingeniera ingeniero estudiante abogada abogado cocinera
+cocinero vendedor conductora conductor contador arquitecta arquitecto farmacéutica farmacéutico jubilada
+jubilado programador desarrolladora desarrollador peluquera peluquero policía electricista mecánica periodista
+veterinaria veterinario camarera camarero mesera mesero
+infirmier infirmière professeur professeure enseignant enseignante médecin ingénieur ingénieure étudiant
+étudiante avocat avocate cuisinier cuisinière vendeur vendeuse chauffeur comptable architecte pharmacien
+pharmacienne retraité retraitée dentiste développeur développeuse programmeur programmeuse coiffeur coiffeuse
+policier policière électricien électricienne mécanicien mécanicienne journaliste psychologue vétérinaire
+serveur serveuse
+infermiere infermiera insegnante professore professoressa ingegnere studente studentessa avvocato avvocata
+cuoco cuoca commesso commessa autista commercialista architetto farmacista pensionato pensionata
+programmatore programmatrice parrucchiere parrucchiera poliziotto poliziotta elettricista meccanico giornalista
+psicologo veterinario cameriere cameriera
+""".split())
+
 _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
      + _NAME_VALUE,
@@ -524,6 +567,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
     (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
     (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, "job", 3.0),
+    (r"(?:^|(?<=[\s,;.!?]))" + _FOREIGN_I_AM + r"(?P<v>(?:" + _FOREIGN_JOBS + r"))(?!\w)", "job", 3.0),
+    (r"(?:^|(?<=[\s,;.!?]))" + _FOREIGN_NAME_FRAME + r"\s+" + _FOREIGN_NAME_VALUE, "name", 3.0),
+    (r"(?:^|(?<=[\s,;.!?]))" + _FOREIGN_PARTNER_FRAME + r"\s+" + _FOREIGN_NAME_VALUE, "partner", 3.0),
     (_I_AM + r"(?:an? )?(?P<v>[\w-]+(?: [\w-]+){0,2}?) by (?:profession|trade)\b", "job", 3.0),
     (r"\bmy (?:job|profession|occupation) is (?:an? )?(?!(?:different|new|changing|changed|the same|same|boring|"
      r"great|hard|fine|ok|okay|good|so|very|really|too|killing|stressful)\b)" + _V, "job", 3.0),
@@ -856,7 +902,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:want|hope|plan|intend|aim|would love|'d love|'d like|would like) to " + _V, "goal", 2.0),
     (r"\bi(?:'m| am) (?:training|saving|working) (?:up )?(?:for|towards) (?:an? |the |my )?" + _V, "goal", 2.5),
     (r"^(?:i'?m )?not (?:a )?(?:big |huge )?fan of " + _V, "dislikes", 2.5),
-    (_I_AM + r"not (?:really |that |very )?into " + _V, "dislikes", 2.5),
+    (r"(?:" + _I_AM + r"|^\W*)not (?:really |that |very )?into (?!(?:it|that|this|them|him|her|you)\b)" + _V,
+     "dislikes", 2.5),  # the "I" dropped too; not a pronoun ("not into it tbh")
     (r"^(?P<v>[\w' -]+?) (?:are|is) (?:disgusting|gross|awful|the worst|revolting) to me\b", "dislikes", 2.5),
     (r"^(?P<v>[\w' -]+?) (?:is|are) my (?:absolute |real |total |biggest )?(?:weakness|go-to|"
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
@@ -1381,11 +1428,23 @@ _NAMED_BIRTHDAY = re.compile(r"(?<!\bmy )(?<!\bour )\b(?P<name>(?!(?:My|Our|His|
                              r"(?!\s+" + _BIRTHDAY_EVENT + r")(?P<rest>[^.!?;]*)")
 
 
+# "correction: tavi's birthday is the 12th of march": a name typed in lower case, opening the clause
+_LOWER_NAMED_BIRTHDAY = re.compile(
+    r"^\W*(?:(?:correction|update|fyi|btw|also|oh|and|so|ok|okay|reminder|note)\W+)*(?P<name>[a-z][a-z-]+)'s birthday\b"
+    r"(?!\s+" + _BIRTHDAY_EVENT + r")(?P<rest>[^.!?;]*)")
+_NOT_BIRTHDAY_NAMES = frozenset("today tomorrow yesterday tonight everyone everybody someone somebody nobody anyone "
+                                "anybody who whose what that it this there here mine yours one other".split())
+
+
 def _named_birthday(sentence: str) -> list[Found]:
     """'Leo's birthday is May 3': Leo's date."""
     m = _NAMED_BIRTHDAY.search(sentence)
+    lower = None if m else _LOWER_NAMED_BIRTHDAY.match(sentence)
+    if lower and (lower["name"] in _NOT_BIRTHDAY_NAMES or canonical_relation(lower["name"]) in RELATION_WORDS):
+        lower = None
+    m = m or lower
     date = _said_date(m["rest"]) if m else None
-    return [Found(m["name"], "birthday", date, 2.5)] if m and date else []
+    return [Found(proper(m["name"]), "birthday", date, 2.5)] if m and date else []
 
 
 # "I just turned 45 on March 9", "(my mom Carmen) turns 60 on october 12": the day is a birthday
@@ -1520,7 +1579,7 @@ _REMEMBER_REQUEST = re.compile(
 _FRAGMENT_WORDS = 12
 # ...or opens with a field of the speaker's ("new favourite author: adichie, read all her books")
 # or speaks of their move or new home ("the move to vancouver went ok, boxes everywhere")
-_OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*[:=]|"
+_OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*(?:[:=]|is\b)|"
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
                         r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
                         r"(?:^\W*|[,;]\s*)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
@@ -1530,6 +1589,11 @@ _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?
                         r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in\b|"
                         r"\b(?:weekends|evenings|sundays|saturdays|mornings|summers|winters) (?:are|r) (?:for|all about)\b",
                         re.IGNORECASE)
+# ...or opens with what the speaker gave up or is not into, the "I" left out ("not vegan anymore,
+# back on meat since christmas", "not into horror games, way too jumpy for me"); or with a
+# relative of theirs ("bf is allergic to shellfish, like epipen level allergic, so ...")
+_GIVEN_UP_OPENING = re.compile(r"^\W*(?:(?:not|no longer)\b[^.!?;]*?\b(?:anymore|any more)\b|"
+                               r"not (?:really |that )?(?:into|a (?:big |huge )?fan of)\b)", re.IGNORECASE)
 _FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b|^\W*were\b", re.IGNORECASE)  # "were" typed for "we're"
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
@@ -2971,7 +3035,8 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         # sets' 1,219 sentences), or names a stored thing ("ipads gone, on a galaxy tab now")
         if (not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS
                 and not _SUBJECT_DROPPED.match(sentence) and not _OWN_FIELD.search(sentence)
-                and not _opens_with_own_role(sentence)
+                and not _opens_with_own_role(sentence) and not _GIVEN_UP_OPENING.match(sentence)
+                and clause_owner(sentence, known.speaker if known else "user") is None
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
             continue
         out.append(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))
@@ -3008,9 +3073,12 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:fil)\b", "father-in-law", ["fil"]),
     # "mum's birthday is march 4", "dad finally got a smartphone", "uncle retired": a parent
     # or elder said as a name at the start of a clause is the speaker's ("my mum", "my dad");
-    # not a title ("Grandpa Tomás") or "mum of three"
+    # not a title ("Grandpa Tomás") or "mum of three". So is a partner ("gf's bday is 22 aug",
+    # "bf is allergic to shellfish"), a sibling or a child
     (r"(?:^|(?<=[.!?;,] ))((?:grand)?(?:mum|mom|dad|ma|pa)|mama|papa|gran|granny|nana|grandad|grandmother|"
-     r"grandfather|uncle|aunt|auntie|aunty|(?:mother|father|brother|sister)-in-law)(?='s\b|s |\s+(?!of\b|(?-i:[A-Z]))\w)",
+     r"grandfather|uncle|aunt|auntie|aunty|(?:mother|father|brother|sister)-in-law|wife|husband|hubby|"
+     r"girlfriend|boyfriend|gf|bf|fianc[eé]e?|sister|brother|son|daughter)"
+     r"(?='s\b|s |\s+(?!of\b|(?-i:[A-Z]))\w)",
      r"my \1"),
     # "allergic to shellfish n my daughter is 4", "i live in kreuzberg w my partner": a lone
     # lower-case "n" is "and", a lone "w" before a determiner "with"
@@ -3196,7 +3264,9 @@ _NOT_THE_CASE = re.compile(
     r"thinking (?:about|of)|considering|wondering (?:if|whether)|^\W*(?:just )?in case|imagine|pretend|"
     r"back when|back in(?! [\w'-]+(?: [\w'-]+)? (?:for good|permanently|to stay)\b)|when i was|"
     # "say i moved to Canada hypothetically", "what if we went vegan", "suppose i quit"
-    r"hypothetical(?:ly)?|suppos(?:e|ing) (?:i|we)|what if (?:i|we)|(?:let'?s|lets) say|^\W*say (?:i|we))\b",
+    r"hypothetical(?:ly)?|suppos(?:e|ing) (?:i|we)|what if (?:i|we)|(?:let'?s|lets) say|^\W*say (?:i|we)|"
+    # "explain big O like im 5", "write it as if i'm a pirate": what the speaker is likened to
+    r"(?:like|as if|as though) (?:i'm|im|i am|i was|we're|we are))\b",
     re.IGNORECASE)
 
 
