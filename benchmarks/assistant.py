@@ -19,7 +19,10 @@ whose statement is within 0.9 cosine of a training or earlier held-out text were
 was measured on it (same 0.9 cosine rule). ``training/`` never reads them. ``--set dev7`` (routing
 534 messages, intent 237 questions) was written on 2026-12-06 17:02-17:05 UTC by two more, from
 LABELLING.md alone, rows within 0.9 cosine of any training or held-out text dropped; stop 44 read
-its errors and chose what to train on by it, so it is a development set, not a held-out one. What is measured, all through ``Memory``:
+its errors and chose what to train on by it, so it is a development set, not a held-out one.
+``--set dev8`` (routing 498 messages, intent 219 questions) was written on 2026-12-06 18:59-19:02
+UTC by two more, from LABELLING.md alone, with the same 0.9 cosine rule (dev7 included); stop 45
+read its errors, so it too is a development set. What is measured, all through ``Memory``:
 
 * routing: ``Memory.route(message)`` on 430 labelled messages: macro-F1 over the 4 kinds;
 * intent: ``Memory.recall(query, user)`` on an empty user: the primary of
@@ -74,7 +77,7 @@ SET: dict[str, Any] = {"name": "heldout"}
 def rows(name: str) -> list[dict[str, Any]]:
     if SET["name"] != "train":
         paths = [DATA / f"assistant_{name}_{SET['name']}.jsonl"]
-        paths = [path for path in paths if path.exists()]  # sets 4-6 and dev7 have some of the four parts
+        paths = [path for path in paths if path.exists()]  # sets 4-6, dev7 and dev8 have some of the four parts
     else:
         paths = [CORPUS / f"{file}.jsonl" for file in TRAIN_FILES[name]]
         if name in ("facts", "updates"):  # and the corpus's later additions
@@ -218,12 +221,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
     parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-                                          "dev7", "train"),
+                                          "dev7", "dev8", "train"),
                         default="heldout",
                         help="heldout / heldout2 / ... / heldout6: the sets never trained or tuned on "
                              "(written 2026-12-01, 2026-12-02, 2026-12-05, then three on 2026-12-06; sets 4 "
                              "and 5 have facts and updates only, set 6 routing and intent only); dev7: a development check of routing and intent from new "
-                             "writers (stop 44; its errors were read, so it is no held-out set); train: the corpus")
+                             "writers (stop 44; its errors were read, so it is no held-out set); dev8: another, "
+                             "from stop 45; train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set")
@@ -234,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
     names = {"heldout": "assistant.json", "heldout2": "assistant_heldout2.json",
              "heldout3": "assistant_heldout3.json", "heldout4": "assistant_heldout4.json",
              "heldout5": "assistant_heldout5.json", "heldout6": "assistant_heldout6.json",
-             "dev7": "assistant_dev7.json", "train": "assistant_train.json"}
+             "dev7": "assistant_dev7.json", "dev8": "assistant_dev8.json", "train": "assistant_train.json"}
     out = args.out or HERE / "results" / names[args.set]
     errors: list[str] = []
     parts = {"routing": run_routing, "intent": run_intent, "facts": run_facts, "updates": run_updates}
