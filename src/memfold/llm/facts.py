@@ -246,7 +246,7 @@ _SKILL_LEVEL = r"(?:(?:basic|advanced|intermediate|conversational) )?"
 _NOT_A_SKILL = (r"(?:some|the|a|an|my|your|his|her|their|our|that|this|these|those|what|how|where|when|why|who|"
                 r"him|them|it|you|everyone|everybody|someone|somebody|nothing|anything|lots|loads|so|not|too|"
                 r"take|bring|pick|drop|lend|give|grab|send|host|cover|collect|fetch|come|meet|join|book|help|"
-                r"see|hear|tell|wait|try|ask|call|text|check|do|make|get|go|leave|stay|pay|order)")
+                r"see|hear|tell|wait|try|ask|call|text|check|make|get|go|leave|stay|pay|order)")
 
 
 _MONTH_WORDS = ("january|february|march|april|may|june|july|august|september|october|november|"
