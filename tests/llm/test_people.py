@@ -266,3 +266,25 @@ def test_a_pronoun_that_cannot_be_the_relative_does_not_make_it_theirs() -> None
     assert not [f for f in _tagged("my brother visited me, she works at Google now", {})
                 if f[0] == "user's brother"]
     assert ("user", "location", "Lyon") in _tagged("me and my husband just moved to lyon", {})
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("i have a sister in canada, shes a nurse in calgary and loves it", ("user's sister", "job", "nurse")),
+    ("my best friend since primary is called eilidh, shes a midwife in inverness", ("Eilidh", "job", "midwife")),
+    ("i've got a daughter, shes 4", ("user's daughter", "age", "4")),
+])
+def test_an_unnamed_relative_is_no_person_called_by_the_relation(text: str, fact: tuple[str, str, str]) -> None:
+    """"i have a sister" names nobody: what "she" is goes to the speaker's sister, whole."""
+    found = _tagged(text, {})
+    assert fact in found
+    assert not [f for f in found if f[0] in ("Sister", "Daughter", "user") and f[1] in ("job", "age", "location")]
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("both my parents are doctors in chennai", ("user's parents", "job", "doctors")),
+    ("im buddhist and my in laws are catholic", ("user's parents-in-law", "religion", "Catholic")),
+])
+def test_what_the_speakers_parents_are_is_theirs(text: str, fact: tuple[str, str, str]) -> None:
+    found = _tagged(text, {})
+    assert fact in found
+    assert ("user", fact[1], fact[2]) not in found

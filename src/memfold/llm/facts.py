@@ -281,7 +281,9 @@ _OWN_CONDITION = (r"(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|ep
 _CONDITION_OPENING = r"^\W*" + _OWN_CONDITION + r"(?=\s*[,(—–]|\s+(?:so|btw|and)\b|\s*$)"
 _NO_VERB = r"(?!(?:said|says|told|tells|asked|asks|thinks|wants|is|was|are|were|has|had|will|did|does)\b)"
 _JOB_OPENING = re.compile(  # (the place has no verb: "manager at work said no" is someone else)
-    r"^(?:an? )?(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:at|on|in|for|with|out of) (?:an? |the )?"
+    # (not after a pronoun: "shes a nurse in calgary" is hers, read by the pronoun passes)
+    r"^(?:an? )?(?!(?:he|she|hes|shes|he's|she's|they|theyre|they're|it|its|it's)\b)"
+    r"(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:at|on|in|for|with|out of) (?:an? |the )?"
     r"(?:" + _NO_VERB + r"[\w'&-]+ ){0,4}" + _NO_VERB + r"[\w'&-]+(?=\s*[,.!;—–]| here\b|\s*$)", re.IGNORECASE)
 
 
@@ -1808,7 +1810,12 @@ def _pronoun_age(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
     the speaker's or an unnamed relative's (the rules read "shes 6" as nobody's or the speaker's)."""
     m = _PRONOUN_AGE.search(standard_spelling(text))
     names = _relatives_by_name(best, speaker, _NAMED_FAMILIES)
-    if m is None or len(names) != 1 or (proper(name := names.pop()), "age") in best:
+    if m is None or len(names) != 1:
+        return best
+    name = names.pop()
+    # "i've got a daughter, shes 4": family:daughter = daughter names nobody; she is the daughter
+    owner = f"{speaker}'s {canonical_relation(name)}" if canonical_relation(name) in RELATION_WORDS else proper(name)
+    if (owner, "age") in best:
         return best
     age = m["age"] if m["age"].isdigit() else number_words(m["age"])
     misread = [slot for slot, item in best.items() if slot[1] == "age" and item.value == m["age"]
@@ -1816,7 +1823,7 @@ def _pronoun_age(best: dict[tuple[str, str], Found], text: str, speaker: str) ->
     for slot in misread:
         del best[slot]
     if age:
-        best[(proper(name), "age")] = Found(proper(name), "age", age, 2.5)
+        best[(owner, "age")] = Found(owner, "age", age, 2.5)
     return best
 
 
@@ -2755,7 +2762,9 @@ def _relations(per_sentence: list[list[Found]], speaker: str) -> dict[tuple[str,
     """The speaker's relatives the message names (of two readings of one, the stronger)."""
     items = sorted((item for found in per_sentence for item in found
                     if item.subject == speaker and not item.negated
-                    and item.key.split(":", 1)[0] in RELATION_FAMILIES), key=lambda i: i.weight)
+                    and item.key.split(":", 1)[0] in RELATION_FAMILIES
+                    # "i have a sister": family:sister = sister names nobody (child:NAME holds a name)
+                    and slug(item.value) != item.key.removeprefix("family:")), key=lambda i: i.weight)
     return {(item.subject, item.key): proper(item.value) for item in items}
 
 
@@ -3069,6 +3078,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance ",
      ["freelanc"]),
     (r"\bbro[- ]in[- ]law\b", "brother-in-law"), (r"\bsis[- ]in[- ]law\b", "sister-in-law"),
+    (r"(?:(?<=\bmy )|(?<=\bour ))in[- ]?laws\b", "parents-in-law", ["laws"]),  # "my in laws are catholic"
     (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:mil)\b(?! ?[$€£%])", "mother-in-law", ["mil"]),
     (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:fil)\b", "father-in-law", ["fil"]),
     # "mum's birthday is march 4", "dad finally got a smartphone", "uncle retired": a parent
@@ -3253,7 +3263,8 @@ def _dislikes_said(clause: str, speaker: str, rules: list[Found]) -> list[Found]
 # The relation itself ("my wife" -> married) is read by the relation rules regardless.
 _DISCOURSE = r"(?:(?:btw|ok|okay|so|lol|ngl|omg|oh|also|and|but|well|fyi|update|guess what)[,:!]?\s+)*"
 _OTHER_PERSON_LEADS = re.compile(
-    r"^\W*" + _DISCOURSE + r"(?:(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:" + _RELATIONS
+    r"^\W*" + _DISCOURSE + r"(?:(?:both |all (?:of )?)?(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:"
+    + _RELATIONS
     + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b"
     r"|(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
     r"joined|works|lives|bought|adopted|switched|took)\b)", re.IGNORECASE)

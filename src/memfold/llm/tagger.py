@@ -252,7 +252,7 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
 # the person a clause is about, when its first words name one: "(my) mom married gerald",
 # "wife has a new boss, matteo", "my sister's boyfriend is Tom"
 _CLAUSE_OWNER = re.compile(
-    r"^\W*(?:(?:btw|so|ok|okay|omg|oh|and|but|also|update|lol|well|guess what)\W+)*(?:my |our )?"
+    r"^\W*(?:(?:btw|so|ok|okay|omg|oh|and|but|also|update|lol|well|guess what)\W+)*(?:(?:both |all (?:of )?)?(?:my |our ))?"
     r"(?:(?:little|big|older|younger|elder|eldest|oldest|youngest|baby|twin|half)[- ])?"
     r"(?P<who>[^\W\d_][\w-]*?)(?P<whose>'s|s)?(?![\w-])", re.IGNORECASE)  # "father-in-law" whole
 _SPEAKER_WORDS = _FIRST_PERSON | {"my", "our", "mine", "ours", "i've", "ive", "i'd", "i'll"}
@@ -312,6 +312,8 @@ def clause_owner(text: str, speaker: str) -> str | None:
     if start is None:
         return None
     relation = canonical_relation(start["who"])
+    if relation not in _RELATIONS and start["whose"] == "s" and canonical_relation(start["who"] + "s") in _RELATIONS:
+        relation = canonical_relation(start["who"] + "s")  # "both my parents are doctors": the plural itself
     rest = text[start.end():]
     words = re.findall(r"[\w']+", rest.lower())
     if relation not in _RELATIONS or _SPEAKER_WORDS.intersection(words) and not _pronoun_for(relation, words):
