@@ -72,12 +72,15 @@ CORPUS = HERE.parent / "training" / "corpus"
 TRAIN_FILES = {"routing": ("facts", "events", "documents", "none", "dialog"), "intent": ("intent",),
                "facts": ("facts",), "updates": ("updates",)}
 SET: dict[str, Any] = {"name": "heldout"}
+RESULT_FILES = {"heldout": "assistant.json",
+                **{f"heldout{n}": f"assistant_heldout{n}.json" for n in range(2, 8)},
+                **{f"dev{n}": f"assistant_dev{n}.json" for n in range(7, 10)}, "train": "assistant_train.json"}
 
 
 def rows(name: str) -> list[dict[str, Any]]:
     if SET["name"] != "train":
         paths = [DATA / f"assistant_{name}_{SET['name']}.jsonl"]
-        paths = [path for path in paths if path.exists()]  # sets 4-6, dev7 and dev8 have some of the four parts
+        paths = [path for path in paths if path.exists()]  # sets 4-7 and the dev sets have some of the four parts
     else:
         paths = [CORPUS / f"{file}.jsonl" for file in TRAIN_FILES[name]]
         if name in ("facts", "updates"):  # and the corpus's later additions
@@ -220,14 +223,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
-    parser.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-                                          "dev7", "dev8", "train"),
-                        default="heldout",
-                        help="heldout / heldout2 / ... / heldout6: the sets never trained or tuned on "
-                             "(written 2026-12-01, 2026-12-02, 2026-12-05, then three on 2026-12-06; sets 4 "
-                             "and 5 have facts and updates only, set 6 routing and intent only); dev7: a development check of routing and intent from new "
-                             "writers (stop 44; its errors were read, so it is no held-out set); dev8: another, "
-                             "from stop 45; train: the corpus")
+    parser.add_argument("--set", choices=tuple(RESULT_FILES), default="heldout",
+                        help="heldout / heldout2 / ... / heldout7: the sets never trained or tuned on "
+                             "(written 2026-12-01, 2026-12-02, 2026-12-05, then four on 2026-12-06; sets 4 "
+                             "and 5 have facts and updates only, sets 6 and 7 routing and intent only); dev7, "
+                             "dev8, dev9: development sets from new writers (stops 44, 45, 46; their errors were "
+                             "read, so they are no held-out sets); train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
     parser.add_argument("--limit", type=int, default=None, help="first N rows of each set")
@@ -235,11 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     SET["name"] = args.set
     SET["limit"] = args.limit
-    names = {"heldout": "assistant.json", "heldout2": "assistant_heldout2.json",
-             "heldout3": "assistant_heldout3.json", "heldout4": "assistant_heldout4.json",
-             "heldout5": "assistant_heldout5.json", "heldout6": "assistant_heldout6.json",
-             "dev7": "assistant_dev7.json", "dev8": "assistant_dev8.json", "train": "assistant_train.json"}
-    out = args.out or HERE / "results" / names[args.set]
+    out = args.out or HERE / "results" / RESULT_FILES[args.set]
     errors: list[str] = []
     parts = {"routing": run_routing, "intent": run_intent, "facts": run_facts, "updates": run_updates}
     results: dict[str, Any] = {}
