@@ -269,3 +269,20 @@ def test_sentences_read_in_batches_give_the_facts_read_one_at_a_time() -> None:
     batched = [read(facts) for facts in tagger.prefetched(sentences).tag(sentences, "user")]
     assert batched == one_by_one
     assert any(facts for facts in batched)
+
+
+def test_a_partner_after_a_he_or_she_is_the_named_persons() -> None:
+    s = "Ines dumped Tom!! shes with Hugo now"
+    facts = T.read_facts(s, [_mark(s, "Hugo", "partner")], [_mark(s, "Ines", "SUBJ")], "user")
+    assert [(f.subject, f.key, f.value) for f in facts] == [("Ines", "partner", "Hugo")]
+
+
+@pytest.mark.parametrize(("sentence", "employer"), [
+    ("hi im Linh, manual tester at FPT Software", "FPT Software"),
+    ("been at Fringe Benefits In kings heath 6 years", "Fringe Benefits"),
+    ("Hi I Am Linh, Tester At FPT Software", "FPT"),  # capitals everywhere say nothing
+])
+def test_an_employer_typed_in_capitals_is_read_whole(sentence: str, employer: str) -> None:
+    first = employer.split()[0]
+    facts = T.read_facts(sentence, [_mark(sentence, first, "employer")], [], "user")
+    assert [(f.key, f.value) for f in facts] == [("employer", employer)]

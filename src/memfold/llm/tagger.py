@@ -226,6 +226,8 @@ def read_facts(sentence: str, values: Sequence[Mark], roles: Sequence[Mark], spe
     out = []
     for mark in values:
         value = _without_edge_words(_with_surname(sentence, mark.start, mark.end))
+        if mark.tag == "employer":
+            value = _whole_capitalised_name(sentence, mark.start, value)
         if not value:
             continue
         qualifier = _nearest(qualifiers, mark, sentence)
@@ -264,8 +266,12 @@ def _relation_owner(mark: Mark, key: str, subjects: Sequence[Mark], sentence: st
     Yuki" -> the speaker's), with no "I"/"my" between them and the name."""
     # the tagger's SUBJ mark when "his"/"her" or a possessive ties the name to it ("Karim got
     # engaged to his girlfriend Yasmine"; not "my kids are Ruby, 9, and Jack, 7")
+    # ... or when a he or she said after them is the last person before the name ("ines dumped
+    # tom!! shes with hugo now")
     owner = _subject_of(mark, subjects, sentence, speaker)
-    if owner != speaker and re.search(r"'s\b|\b(?:his|her|their)\b", _after_subject(mark, subjects, sentence)):
+    between = _after_subject(mark, subjects, sentence)
+    if owner != speaker and (re.search(r"'s\b|\b(?:his|her|their)\b", between)
+                             or _third_person_last(re.findall(r"[\w']+", between.lower()))):
         return owner
     owner = _clause_owner(mark, sentence, speaker)
     if owner is None or _same_relation(owner.rpartition("'s ")[2], key) or _said_as_mine(sentence, key):
@@ -373,6 +379,24 @@ def _with_surname(sentence: str, start: int, end: int) -> str:
     span = sentence[start:end]
     after = _SURNAME.match(sentence, end) if _TITLE.fullmatch(span.strip()) else None
     return sentence[start:after.end()] if after else span
+
+
+# the capitalised words after an organisation's first ones: "FPT Software", "Fringe Benefits"
+_MORE_CAPITALISED = re.compile(r"(?: (?!(?:In|At|On|For|And|But|So|The|Since|From|To|With|Now|Btw|Lol|I|Im|I'm)\b)"
+                               r"(?-i:[A-Z])[\w&'-]*){1,3}")
+
+
+def _whole_capitalised_name(sentence: str, start: int, value: str) -> str:
+    """An employer typed in capitals, whole ("manual tester at FPT Software": the tagger marks
+    "FPT"), unless the sentence capitalises most of its words anyway."""
+    if not value[:1].isupper():
+        return value
+    words = sentence.split()
+    if sum(word[:1].isupper() for word in words) * 2 > len(words):
+        return value
+    at = sentence.find(value, start)
+    more = _MORE_CAPITALISED.match(sentence, at + len(value)) if at >= 0 else None
+    return value + more[0] if more else value
 
 
 def _partner_title(sentence: str, qualifier: str | None) -> str | None:
