@@ -1334,3 +1334,44 @@ def test_what_the_speaker_is_likened_to_is_no_fact(text: str) -> None:
 
 def test_a_likeness_after_a_fact_keeps_the_fact() -> None:
     assert ("add", "user", "age", "35") in _found("i'm 35 and i love it like im 20")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("tore my hamstring 😭 no forward folds for weeks", ("add", "user", "health:torn_hamstring", "torn hamstring")),
+    ("broke my ankle at the gym, cast for 6 weeks", ("add", "user", "health:broken_ankle", "broken ankle")),
+    ("i sprained my left wrist playing netball", ("add", "user", "health:sprained_wrist", "sprained wrist")),
+])
+def test_an_injury_is_a_condition_of_the_speaker(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["the movers broke my mirror", "i think i broke my phone"])
+def test_a_broken_thing_is_no_injury(text: str) -> None:
+    assert not any(key.startswith("health:") for _action, _subject, key, _value in _found(text))
+
+
+@pytest.mark.parametrize(("text", "age"), [
+    ("its my bday today, 44 years 🎂 buy me a virtual cake", "44"),
+    ("today i enter 40 years, the children cooked for me", "40"),
+    ("officially 34 as of today 🎂 can u suggest a good cake place", "34"),
+])
+def test_the_age_a_birthday_brings_is_read(text: str, age: str) -> None:
+    assert ("add", "user", "age", age) in _found(text)
+
+
+def test_it_was_my_birthday_years_ago_is_no_age() -> None:
+    assert not any(key == "age" for _action, _subject, key, _value in _found("it was my birthday 2 years ago"))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("we stay in kaneshie but my hometown is kumasi", ("add", "user", "location", "Kaneshie")),
+    ("ngl my english not perfect, korean is first language", ("add", "user", "language", "Korean")),
+    ("vegan for 6 yrs, need high protein breakfast ideas that arent tempeh AGAIN", ("add", "user", "diet", "vegan")),
+])
+def test_everyday_phrasings_of_home_language_and_diet(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _found(text)
+
+
+@pytest.mark.parametrize("text", ["i stay in bed on sundays", "we stayed at the hilton"])
+def test_staying_somewhere_for_a_while_is_no_home(text: str) -> None:
+    assert not any(key == "location" for _action, _subject, key, _value in _found(text))

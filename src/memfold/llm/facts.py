@@ -82,6 +82,11 @@ _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|m
              "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
              "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
              "rastafarian|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious")
+# body parts an injury is said of ("tore my acl", "broke my collarbone"); anatomy, no more
+_BODY_PARTS = ("ankles?|wrists?|arms?|legs?|hands?|fingers?|toes?|knees?|hips?|shoulders?|elbows?|back|neck|ribs?|"
+               "collarbone|nose|foot|feet|jaw|hamstrings?|acl|mcl|pcl|meniscus|achilles|calf|calves|thigh|groin|"
+               "tooth|teeth|thumb|pinky|spine|pelvis|disc|rotator cuff|tendon|ligament|quad|quads|shin|heel|skull|"
+               "cheekbone|eye socket|kneecap|patella|tibia|fibula|femur|radius|ulna|vertebra|coccyx|tailbone")
 _HEALTH = ("diabetes|type [12] diabetes|prediabetes|asthma|adhd|anxiety|depression|celiac disease|coeliac disease|"
            "arthritis|rheumatoid arthritis|osteoarthritis|migraines|epilepsy|insomnia|a bad back|a bad knee|"
            "bad knees|high blood pressure|high cholesterol|hypertension|dyslexia|dyspraxia|autism|"
@@ -565,6 +570,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:currently |now |still )?(?:live|reside)(?: just| right)? (?:in|near|"
      r"outside(?: of)?|close to|on the outskirts of) " + _V, "location", 3.0),
     (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, "location", 3.0),
+    # "we stay in kaneshie but my hometown is kumasi": "stay" for "live", as much of Africa and
+    # South Asia says it (the simple present only: "staying in a hotel" is a visit)
+    (r"\b(?:i|we) (?:currently |now |still )?stay (?:in|at) (?!(?:a|an|the|my|our|his|her|home|bed|work|school|shape|touch|contact|line|place|control|"
+     r"business|character|charge|love|tune|sync|range|front|order|check|style|power|office)\b)" + _V,
+     "location", 2.5),
     (r"\bmy (?:home|house|apartment|flat) is in " + _V, "location", 2.5),
     (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
     (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
@@ -807,6 +817,12 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?:currently |now )?(?:living|based) (?:in|out of) " + _V, "location", 2.5),
     (r"\bi (?:was )?(?:born and raised|raised) in " + _V, "hometown", 2.5),
     (r"\bi (?:turn|turned|just turned|will be|'ll be) (?P<v>\d{1,3}|" + _AGE_WORDS + r")\b", "age", 2.5),
+    # "its my bday today, 44 years", "today i enter 40 years": the age a birthday brings
+    (r"\b(?:its|it's|was|is) my (?:birthday|bday)\b[^.!?\d]{0,30}?\b(?P<v>\d{1,3}) (?:years?|yrs?)\b(?! ago\b)",
+     "age", 2.5),
+    (r"\bi (?:enter|entered|am entering|'m entering|m entering) (?P<v>\d{1,3}) (?:years?|yrs?)\b", "age", 2.5),
+    (r"(?:^\W*|\bi'?m |\bim )officially (?P<v>\d{1,3})(?=\s*(?:years?\b|yrs?\b|as of\b|today\b|now\b|[!,.]|$))",
+     "age", 2.5),
     (_I_AM + r"(?P<v>\d{1,3})(?= and\b|,)", "age", 2.5),
     (r"\bi was born (?:on )?(?P<v>(?:" + _MONTH_WORDS + r")\s+\d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
      r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + _MONTH_WORDS + r")(?:,? \d{4})?)", "birthday", 3.0),
@@ -879,6 +895,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^\W*|\b(?:we're|we are|were|i'm in|im in|i live in|our|it's|its) )(?:an? |strictly |fully |mostly )?"
      r"(?P<v>" + _DIETS + r") (?:household|family|home|house|kitchen)\b", "diet", 3.0),
     (r"\b(?P<v>[A-Z][a-z]+) is my (?:native|first|mother) (?:language|tongue)\b", "language", 3.0),
+    # "korean is first language", "tagalog is mother tongue, english second": the "my" dropped
+    (r"(?:^\W*|[,;]\s*)(?P<v>[A-Z][a-z]+) is (?:native|first|mother) (?:language|tongue)\b(?!\s+(?:for|of|in|among|at|to)\b)", "language", 2.5),
     (r"\bi (?:mostly |mainly )?speak (?P<v>(?!(?:fluent|fluently|some|basic|a|little|conversational)\b)[A-Z][a-z]+)\b",
      _speak_key, 2.5),
     (r"\bi have (?:an? |a severe |a bad |a mild )?(?P<v>[\w-]+(?: [\w-]+)?) allergy", "allergy", 3.0),
@@ -1457,6 +1475,29 @@ _SIGN_AND_DAY = re.compile(r"\b(?:i'm|im|i am) an? (?:aries|taurus|gemini|cancer
                            r"(?=[\w/]*\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.IGNORECASE)
 
 
+# "tore my hamstring", "i broke my left wrist skiing": an injury is a condition of the
+# speaker's (health:torn_hamstring), whose healing a later message resolves, though the
+# message is mainly the event of getting it
+_INJURY = re.compile(
+    r"(?:^\W*|[,;]\s*|\bi(?:'ve| have)? |\bive )(?:just |recently |finally |basically |totally |completely )?"
+    r"(?P<verb>broke|broken|tore|torn|sprained|fractured|dislocated|ruptured|strained|pulled|twisted|slipped|herniated) "
+    r"my (?P<side>(?:left|right|lower|upper) )?(?P<part>" + _BODY_PARTS + r")\b", re.IGNORECASE)
+_PARTICIPLE = {"broke": "broken", "tore": "torn"}
+
+
+_INJURY_VERBS = frozenset("broke broken tore torn sprained fractured dislocated ruptured strained pulled twisted "
+                          "slipped herniated".split())
+
+
+def _injury_facts(sentence: str, speaker: str, words: set[str]) -> list[Found]:
+    m = _INJURY.search(sentence) if not _INJURY_VERBS.isdisjoint(words) else None
+    if m is None:
+        return []
+    verb = m["verb"].lower()
+    value = f"{_PARTICIPLE.get(verb, verb)} {m['part']}"
+    return [Found(speaker, fact_key("health", value), value, 1.0)]
+
+
 def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
     """'Correction, birthday is October 1', 'not March 9, May 9': the date said, not denied."""
     said = _BIRTHDAY_WORD.search(sentence) or _TURNS_ON.search(sentence) or _SIGN_AND_DAY.search(sentence)
@@ -1549,6 +1590,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
                           for item in [*more, *_more_items(sentence, m.start("v"), more[-1] if more else value)]]
     if not any(item.key == "birthday" for item in found):
         found.extend(_birthday_facts(sentence, speaker))
+    if not any(item.key.startswith("health:") for item in found):
+        found.extend(_injury_facts(sentence, speaker, words))
     if not any(item.key == "diet" for item in found):  # "I never eat meat" is a diet
         found.extend(_preference_facts(sentence, speaker))
     if not found:  # habits are the fallback for first-person statements no rule names
@@ -1589,7 +1632,11 @@ _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?
                         # ...or says who is speaking by "X here" ("hello po, Rosario here, retired nurse, 67")
                         r"(?:^\W*|[,;.!]\s*)[^\W\d_][\w'-]+(?: [\w'-]+){0,3} here\b(?!\s+(?:is|are|was|in|at|to|for|and)\b)|"
                         r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in\b|"
-                        r"\b(?:weekends|evenings|sundays|saturdays|mornings|summers|winters) (?:are|r) (?:for|all about)\b",
+                        r"\b(?:weekends|evenings|sundays|saturdays|mornings|summers|winters) (?:are|r) (?:for|all about)\b|"
+                        r"(?:^\W*|[,;]\s*)[^\W\d_]+ is (?:native|first|mother) (?:language|tongue)\b|"
+                        # ...or its diet and how long ("vegan for 6 yrs, need protein ideas")
+                        r"^\W*(?:(?:strictly|fully|mostly|been) )?(?:" + _DIETS + r") (?:since|for)\b|"
+                        r"^\W*officially \d{1,3}\b(?!\s*(?:days?|weeks?|wks?|months?|hours?|hrs?|mins?|minutes?|%|km|k|kg|lbs?)\b)",
                         re.IGNORECASE)
 # ...or opens with what the speaker gave up or is not into, the "I" left out ("not vegan anymore,
 # back on meat since christmas", "not into horror games, way too jumpy for me"); or with a

@@ -485,6 +485,8 @@ def fold_word(word: str) -> str:
     """One stem for a word's forms: 'wife'/'wifes', 'game'/'games'/'gaming', 'box'/'boxes'
     (a final silent e is dropped, as "-ing" and "-ed" drop it)."""
     word = word.removesuffix("'s")
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     for suffix in ("ies", "ing", "ed", "es", "s"):
         if suffix == "es" and not _ES_PLURAL.search(word):
             continue  # "wifes", "houses": only the "s" ("boxes", "dishes", "tomatoes": "es")
@@ -497,6 +499,9 @@ def fold_word(word: str) -> str:
 
 
 _DOUBLED = re.compile(r"([bdgmnpt])\1$")
+# irregular forms said of an injury: "tore my acl" grounds "torn ACL"
+_IRREGULAR = {"broke": "break", "broken": "break", "breaking": "break", "breaks": "break",
+              "tore": "tear", "torn": "tear", "tearing": "tear", "tears": "tear"}
 _ES_PLURAL = re.compile(r"(?:s|x|z|ch|sh|o)es$")
 
 
