@@ -31,6 +31,16 @@ NOW = datetime(2024, 6, 15, 12, 0, tzinfo=timezone.utc)
     ("is ravi still at infosys or did he leave", "fact"),
     ("when is the birthday party", "temporal"),
     ("is it still raining in leeds", "semantic"),
+    # a possessive typed without its apostrophe, a standing role, what someone studies
+    ("whats marcos job on the ship", "fact"),
+    ("darlenes ring size?", "fact"),
+    ("what does kipchoge study", "fact"),
+    ("who runs the kitchen at el muelle now", "fact"),
+    ("Remind me which bowling club I belong to.", "fact"),
+    ("which tractor model we have", "fact"),
+    ("where is travis stationed", "fact"),
+    ("what gigs do i have this month", "temporal"),
+    ("what was the spirit week thing about", "semantic"),
 ])
 def test_primary_intent(query: str, label: str) -> None:
     intent = HeuristicIntentClassifier().classify(query, NOW)

@@ -29,7 +29,9 @@ REMEMBER_REQUEST = re.compile(
     r"\b(?:remember|note|jot down|write down|save|keep in mind|store|log|add to my (?:notes|profile)|"
     r"for (?:the|your) record|fyi|for future reference|dont forget|don't forget|do not forget)\b",
     re.IGNORECASE)
+# ("dont ping me then", "no need to remind me": no reminder asked for)
 REMINDER = re.compile(
+    r"(?<!don't )(?<!dont )(?<!do not )(?<!never )(?<!no need to )(?<!not )"
     r"\b(?:remind me|reminder|don'?t let me forget|do not let me forget|ping me|nudge me|"
     r"alert me|set an? (?:alarm|timer)|put (?:it|this|that)? ?(?:in|on) my calendar|"
     r"add (?:it |this |that )?to my calendar|schedule)\b", re.IGNORECASE)

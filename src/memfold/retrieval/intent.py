@@ -87,9 +87,13 @@ _FACT = _cues(
     r"\bwhat (?:\w+ )?did (?:i|we) (?:say|tell (?:you|u)|mention)(?: that)? (?:i|we|my|our)\b",
     r"\bwhat(?:'s|s| is| was) the name of (?:my|our|his|her|their|\w+'s)\b",
     r"\bwho (?:usually |normally |always )?(?:does|looks after|takes care of|feeds|walks)\b",
-    r"\b(?:my|his|her|their|\w+'s|(?:my|our|his|her|their) \w+s'?) (?:name|age|birthday|job|role|title|email|phone|address|"
+    # ... "marcos job", "darlenes ring size": a possessive is often typed without its apostrophe
+    r"\b(?:my|his|her|their|\w+'s|(?:my|our|his|her|their) \w+s'?|"
+    r"(?!(?:this|its|was|has|does|is|us|yes|thus|plus|less|unless|always|sometimes|perhaps)\b)\w{2,}s)"
+    r" (?:name|age|birthday|job|role|title|email|phone|address|"
     r"partner|wife|husband|spouse|kids?|children|pets?|dog|cat|hometown|city|country|bday|"
-    r"employer|company|school|major|diet|allerg\w*|favou?rite \w+|preferences?)\b",
+    r"employer|company|school|major|diet|allerg\w*|favou?rite \w+|preferences?|(?:\w+ )?size|blood type|"
+    r"religion|nationality|height|weight)\b",
     r"\b(?:do|does|am|is|are) (?:i|he|she|they|\w+) (?:have|own|like|prefer|allergic|vegetarian|"
     r"vegan|married|single)\b",
     r"\bhow old\b", r"\bfavou?rite\b", r"\bprefer(?:ence|s)?\b", r"\ballergic\b",
@@ -100,7 +104,16 @@ _FACT = _cues(
     # present tense about a person
     r"\b(?:which|what) \w+(?: \w+)? (?:do|does|am|is) (?:i|he|she|they|the user|my \w+|\w+'s \w+|\w+)"
     r" (?:\w+ ){0,2}?(?:use|drive|speak|support|wear|play|go to|belong to|member of|own|from)\b",
-    r"\bwhere (?:do|does|am|is) (?:i|he|she|they|the user|\w+) (?:live|work|from|based)\b",
+    r"\bwhere (?:do|does|am|is|are) (?:i|he|she|they|the user|\w+) (?:live|living|work|working|from|based|"
+    r"stationed|staying)\b",
+    # "what does kipchoge study": what someone does in the present tense, as a standing fact
+    r"\bwhat (?:do|does) (?:i|he|she|they|my \w+|\w+) (?:study|teach|drive|play|speak)\b",
+    # "who covers my sunday shifts", "who runs the kitchen now": a standing role
+    r"\bwho (?!is\b|was\b|has\b|says\b)\w+s (?:my|our|the)\b",
+    r"\bremind me (?:which|what) \w+(?: \w+)? (?:i|we)\b",
+    # "which tractor model we have": what the speaker has, the "do" not typed
+    r"\b(?:which|what) (?!(?:times?|dates?|days?|years?|months?|weeks?|do|does|did)\b)\w+"
+    r"(?: (?!(?:do|does|did)\b)\w+)? (?:i|we) (?:have|own|use|drive)\b",
     r"\bwhat (?:does|do) (?:my \w+|\w+|the user) do for (?:a living|work|money)\b",
     r"\bhow (?:tall|old|much do \w+ weigh)\b",
     # "what diet is jonas on", "what timezone am i in": an attribute asked with "what X is Y on/in"
