@@ -345,3 +345,22 @@ def test_a_switch_keeps_the_rules_reading_of_the_new_value(backend: OfflineBacke
     decision = backend.route(msg("I don't play squash anymore, it's all padel now."),
                              RouteContext(profile=_profile(("user", "hobby:squash", "squash"))))
     assert {(f.action, f.key) for f in decision.facts} >= {("add", "hobby:padel"), ("delete", "hobby:squash")}
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("No results found.", "NONE"),
+    ('Search returned 0 results for "vet invoice".', "NONE"),
+    ('{\n  "status": "ok",\n  "message_id": "wamid.HBgMOTE5ODE0",\n  "delivered": true\n}', "NONE"),
+    ('{"ok": true, "deleted": 0}', "NONE"),
+    ('{"events": [{"title": "Dentist", "start": "2024-01-09T10:00"}]}', "DOCUMENT"),
+])
+def test_a_tools_acknowledgement_or_empty_result_is_nothing_to_keep(
+        router: Router, msg: MessageFactory, text: str, kind: str) -> None:
+    assert router.route(msg(text, role="tool", speaker="tool")).kind == kind
+
+
+@pytest.mark.parametrize("text", ['{"name": "Ana", "city": "Oslo"}', "Found 3 results: dentist, gym, vet"])
+def test_a_result_with_words_in_it_is_no_acknowledgement(text: str) -> None:
+    from memfold.llm.cues import is_acknowledgement
+
+    assert not is_acknowledgement(text)

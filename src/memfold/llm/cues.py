@@ -597,3 +597,28 @@ def is_bookkeeping(content: list[str], text: str) -> bool:
     """True when an assistant turn only confirms what it stored or will remember."""
     first = content[0] if content else text.strip()
     return bool(_BOOKKEEPING.match(first.strip()))
+
+
+# a tool's "nothing found" or "done": a result with nothing in it to keep
+_EMPTY_RESULT = re.compile(
+    r"^\W*(?:(?:no|0|zero) (?:results?|matches|items|events|messages|records|entries|files)\b[^\n]{0,60}|"
+    r"(?:search|query) returned (?:no|0|zero) results?\b[^\n]{0,60}|nothing (?:found|to show)|not found|"
+    r"ok|okay|success(?:ful)?|done|sent|deleted|saved|created|updated|"
+    r"(?:reminder|event|message|note|task|alarm|timer) (?:created|set|saved|sent|added|deleted|updated))\W*$",
+    re.IGNORECASE)
+# the fields of an acknowledgement ('{"status": "ok", "message_id": "wamid.HB...", "delivered": true}'):
+# flags, counts and ids, no words
+_ACK_VALUE = re.compile(r"^(?:true|false|null|-?\d+(?:\.\d+)?|\"(?:ok|okay|success|sent|delivered|done|created|deleted|"
+                        r"saved|queued|accepted|completed|[\w.:/-]{0,40}\d[\w.:/-]{0,40})\")$", re.IGNORECASE)
+_JSON_FIELD = re.compile(r"\"[\w-]+\"\s*:\s*(\"[^\"\n]*\"|[^,}\n]+)")
+
+
+def is_acknowledgement(text: str) -> bool:
+    """A tool's output says it did something or found nothing, and holds nothing else."""
+    stripped = text.strip()
+    if _EMPTY_RESULT.match(stripped):
+        return True
+    if not (stripped.startswith("{") and stripped.endswith("}")) or len(stripped) > 400:
+        return False
+    fields = _JSON_FIELD.findall(stripped)
+    return bool(fields) and len(fields) <= 6 and all(_ACK_VALUE.match(value.strip()) for value in fields)

@@ -1509,6 +1509,9 @@ def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
 
 
 _WHERE_TAIL = re.compile(r"\s+(?:near|by|off|opposite|next to|round the corner from)\s.*$", re.IGNORECASE)
+# "Lionbridge doing localisation QA": what the speaker does there is no part of the employer
+# (a lower-case -ing word after a capitalised name: "Sterling Bank", "Boeing" stay whole)
+_DOING_TAIL = re.compile(r"^(?P<name>(?:.*? )?(?-i:[A-Z])[\w&'.-]*) (?-i:[a-z]{2,}ing)\b.*$")
 
 
 def _key_trimmed(key: str, key_fn: KeyFn, value: str) -> str:
@@ -1516,7 +1519,7 @@ def _key_trimmed(key: str, key_fn: KeyFn, value: str) -> str:
     if key == "hobby":
         return _LEADING_TO.sub("", value)
     if key == "employer":  # "a barista at Pret near liverpool st": the employer is Pret
-        return _WHERE_TAIL.sub("", value) or value
+        return _DOING_TAIL.sub(r"\g<name>", _WHERE_TAIL.sub("", value)) or value
     if key == "language" or key_fn is _speak_key:
         # "a bit of spanish", "cantonese mostly day to day": the language
         return _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value

@@ -277,26 +277,12 @@ class OfflineBackend:
                 scores = scores + self.embedding_weight * similarity
                 a.cues.reasons.append("prototypes: " + ", ".join(
                     f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
-        if sum("(fields weight" in f.reason for f in a.facts) >= FIELDS_FOR_A_PROFILE \
-                and KINDS[int(np.argmax(scores))] != "FACT":
-            # "Profile for you: - Name: ... - Age: 27 - City: ...": the speaker's own attributes
-            # as a list, however much it looks like a pasted note
+        override = _override(a, message, KINDS[int(np.argmax(scores))])
+        if override is not None:
+            kind, reason = override
             scores = scores.copy()
-            scores[KINDS.index("FACT")] = scores.max() + 1.0
-            a.cues.reasons.append("a list of the speaker's attributes")
-        if KINDS[int(np.argmax(scores))] == "NONE" and _stated_plainly(a, message):
-            # "im in customer support", "im a freelance translator, how should i price per
-            # word": a fact said in the words of the surest rules ("I live in", "I work as",
-            # "I'm allergic to") is kept, however short or wrapped in a request the message is
-            scores = scores.copy()
-            scores[KINDS.index("FACT")] = scores.max() + 1.0
-            a.cues.reasons.append("a fact stated plainly")
-        if a.changes_stored and KINDS[int(np.argmax(scores))] in ("NONE", "DOCUMENT"):
-            # "moved teams, search now" names the stored key and its new value: a fact, however
-            # short (the head reads such fragments as chatter)
-            scores = scores.copy()
-            scores[KINDS.index("FACT")] = scores.max() + 1.0
-            a.cues.reasons.append("changes a stored value")
+            scores[KINDS.index(kind)] = scores.max() + 1.0
+            a.cues.reasons.append(reason)
         return self._build(message, scores, a.cues.reasons, a.facts, a.when, a.content, a.subject)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
@@ -312,6 +298,24 @@ class OfflineBackend:
         kept = facts if kind in ("FACT", "EVENT") else []
         return RouteDecision(msg_id=message.msg_id, kind=kind, confidence=round(confidence, 4),
                              facts=kept, event=event, reasons=reasons, backend=self.name)
+
+
+def _override(a: Analysis, message: Message, chosen: str) -> tuple[str, str] | None:
+    """The kind a sure cue gives the message whatever the scores chose, and why; None if none."""
+    if sum("(fields weight" in f.reason for f in a.facts) >= FIELDS_FOR_A_PROFILE and chosen != "FACT":
+        # "Profile for you: - Name: ... - Age: 27 - City: ...": the speaker's own attributes
+        # as a list, however much it looks like a pasted note
+        return "FACT", "a list of the speaker's attributes"
+    if chosen == "NONE" and _stated_plainly(a, message):
+        # "im in customer support", "im a freelance translator, how should i price per
+        # word": a fact said in the words of the surest rules ("I live in", "I work as",
+        # "I'm allergic to") is kept, however short or wrapped in a request the message is
+        return "FACT", "a fact stated plainly"
+    if a.changes_stored and chosen in ("NONE", "DOCUMENT"):
+        # "moved teams, search now" names the stored key and its new value: a fact, however
+        # short (the head reads such fragments as chatter)
+        return "FACT", "changes a stored value"
+    return None
 
 
 _REFERENCE_ROLES = ("tool", "document")

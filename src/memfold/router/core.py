@@ -2,7 +2,8 @@
 
 * ``role=tool`` / ``role=document`` content is reference content: always DOCUMENT, never
   a profile fact or an event, and flagged ``instruction-like`` when it reads like orders
-  to the model (``trust.py``);
+  to the model (``trust.py``); a tool's bare acknowledgement or empty result ('{"status":
+  "ok"}', "No results found.") is NONE, there being nothing in it to keep;
 * an assistant confirming its own bookkeeping ("Saved the list.", "Noted.") is NONE, whatever
   the backend said;
 * only ``role=user`` messages may carry profile facts (an assistant restating "your name
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memfold.llm.base import Backend, RouteContext
-from memfold.llm.cues import content_sentences, is_bookkeeping
+from memfold.llm.cues import content_sentences, is_acknowledgement, is_bookkeeping
 from memfold.models import FactExtraction, Message, RefusedWrite, RouteDecision
 from memfold.router.apply import fact_refusal
 from memfold.router.trust import INSTRUCTION_FLAG, assess
@@ -72,6 +73,10 @@ class Router:
         return decision.model_copy(update={"facts": kept, "reasons": reasons, "refused": refused})
 
     def _as_reference(self, message: Message, decision: RouteDecision) -> RouteDecision:
+        if message.role == "tool" and is_acknowledgement(message.text):
+            return self._flag_if_instruction_like(message, decision.model_copy(update={
+                "kind": "NONE", "facts": [], "event": None,
+                "reasons": [*decision.reasons, "trust: a tool's acknowledgement or empty result"]}))
         reference = decision.model_copy(update={
             "kind": "DOCUMENT", "facts": [], "event": None,
             "reasons": [*decision.reasons, f"trust: role {message.role} is reference content"]})
