@@ -417,6 +417,11 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
          r"early|late|mid) |mid-)" + _MONTH_RE + r"(?!\.?,? \d)"), _h_month),
     (_rx(r"(?:in|during|since|before|after|until|of|back in) " + _YEAR_RE), _h_year),
     (_rx(r"(?:on|by|before|until|for) the (?P<dom>[0-3]?\d)(?:st|nd|rd|th)(?! of\b)"), _h_day_of_month),
+    # "the roofer is coming the 4th", "moving day is the 30th!!", "rent due the 1st": a day
+    # after a verb of arriving or falling due, as long as no noun follows ("the 4th floor")
+    (_rx(r"(?:is|are|coming|comes|due|arrives?|arriving|starts?|starting|ends?|ending|back|till|til|"
+         r"from) the (?P<dom>[0-3]?\d)(?:st|nd|rd|th)(?=\s*(?:$|[^\w\s]|(?:to|at|and|so|but|or|then|in|lol|pls|"
+         r"please|morning|afternoon|evening|night)\b))"), _h_day_of_month),
     (_rx(r"the other day"), _h_other_day),
     (_rx(r"just now|right now|a moment ago"), _h_now),
 ]

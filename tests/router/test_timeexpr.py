@@ -256,3 +256,15 @@ def test_a_bare_day_of_the_month_follows_the_tense(text: str, expected: date) ->
     ref = datetime(2026, 12, 10, 12, tzinfo=timezone.utc)
     resolved = resolve_event_time(text, ref)
     assert resolved is not None and resolved.occurred_at.date() == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("the roofer is coming the 4th to do the slates", date(2027, 1, 4)),
+    ("moving day is the 30th!!", date(2026, 12, 30)),
+    ("rent due the 15th", date(2026, 12, 15)),
+    ("it is the 4th floor", None),
+    ("this is the 3rd time", None),
+])
+def test_a_day_of_the_month_after_a_verb_of_arriving_or_falling_due(text: str, expected: date | None) -> None:
+    resolved = resolve_event_time(text, datetime(2026, 12, 10, 12, tzinfo=timezone.utc))
+    assert (resolved.occurred_at.date() if resolved else None) == expected
