@@ -278,6 +278,12 @@ def _h_day_of_month(m: re.Match[str], ctx: _Ctx) -> TimeRef | None:
     return _day_ref(day, m[0]) if day else None
 
 
+def _h_day_due(m: re.Match[str], ctx: _Ctx) -> TimeRef | None:
+    """'moving day is the 30th': said of what is coming or falls due, the next such day
+    unless the sentence is in the past tense."""
+    return _h_day_of_month(m, ctx if ctx.past else _Ctx(ctx.ref, "future"))
+
+
 def _h_month_year(m: re.Match[str], ctx: _Ctx) -> TimeRef:
     return _month_ref(int(m["year"]), MONTHS[m["month"].lower()], m[0])
 
@@ -421,7 +427,7 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     # after a verb of arriving or falling due, as long as no noun follows ("the 4th floor")
     (_rx(r"(?:is|are|coming|comes|due|arrives?|arriving|starts?|starting|ends?|ending|back|till|til|"
          r"from) the (?P<dom>[0-3]?\d)(?:st|nd|rd|th)(?=\s*(?:$|[^\w\s]|(?:to|at|and|so|but|or|then|in|lol|pls|"
-         r"please|morning|afternoon|evening|night)\b))"), _h_day_of_month),
+         r"please|morning|afternoon|evening|night)\b))"), _h_day_due),
     (_rx(r"the other day"), _h_other_day),
     (_rx(r"just now|right now|a moment ago"), _h_now),
 ]
