@@ -202,7 +202,8 @@ def clean_value(raw: str, *, max_words: int = 6, phrase: bool = False) -> str:
     return " ".join(words[:max_words])
 
 
-_NOT_A_VALUE = frozenset("now today tonight it that this there here so then lol haha yet again too".split())
+_NOT_A_VALUE = frozenset("now today tonight it that this there here so then lol haha yet again too still also just "
+                         "back".split())
 
 
 def _i_am_a_key(m: re.Match[str]) -> str | None:
