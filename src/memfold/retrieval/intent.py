@@ -64,7 +64,9 @@ def _cues(*patterns: str) -> list[re.Pattern[str]]:
 # Each cue that matches adds its weight to its intent. Cues describe question *forms*
 # (what is asked), never topics.
 _TEMPORAL = _cues(
-    r"\bwhen\b", r"\bwhat (?:times?|dates?|days?|years?|months?)\b", r"\bhow long ago\b",
+    # (not "when is my husbands birthday": a birthday is a profile value, read by the fact cues)
+    r"\bwhen\b(?!(?:'s|s| is| was)? (?:my|his|her|their|our|\w+'?s)(?: \w+'?s)? (?:birthday|bday)\b"
+    r"(?! (?:party|dinner|lunch|meal|drinks|celebration|trip|present|gift|card|cake)))", r"\bwhat (?:times?|dates?|days?|years?|months?)\b", r"\bhow long ago\b",
     r"\b(?:how long|since when)\b", r"\bwhat happened\b", r"\bhappen(?:ed|ing)?\b",
     r"\b(?:timeline|chronolog\w*|history of)\b", r"\b(?:first|last) time\b",
     r"\bwhat did (?:i|we|you|\w+) (?:do|say|talk about|discuss|decide|eat|buy|watch|read)\b",
