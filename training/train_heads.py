@@ -7,6 +7,14 @@ Reproducible: the corpus files are read in a fixed order, the embedder is memfol
 default (MiniLM, q8), the trainer is full-batch Adam from a seeded start, and the
 manifest (``training/heads.json``) records the corpus's sha256 and the validation figures.
 
+The router head has a hidden layer of 256 ReLU units beside its linear map (``train_hidden_head``:
+minibatch Adam, 60 epochs), and it is the average of five such heads trained from five seeds
+(one head's figures moved by up to 0.015 from seed to seed); the intent head is linear
+(``train_head``). The width, the epochs, the learning rate and the five were chosen on the
+development sets dev7-dev9 (stop 47, head alone, macro-F1: a linear head 0.971 / 0.969 / 0.884,
+one hidden head 0.976-0.978 / 0.971-0.981 / 0.921-0.935 over three seeds, five averaged 0.976 /
+0.976 / 0.930), never on a held-out set.
+
 Validation: the L2 strength is chosen by 5-fold cross-validation (each line's fold is a hash
 of its id): the strength with the best mean macro-F1 over the folds (within 0.0005 a tie, to the weaker), since
 one split's choice turned on two examples; the shipped head is then trained on the whole corpus. The held-out sets in
@@ -21,6 +29,7 @@ import hashlib
 import json
 import sys
 from datetime import datetime, timezone
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +37,7 @@ import numpy as np
 from memfold.config import Settings, build_embedder
 from memfold.llm.cues import sentences, unwrap_request
 from memfold.llm.facts import standard_spelling
-from memfold.llm.head import LinearHead, train_head
+from memfold.llm.head import ClassifierHead, averaged, train_head, train_hidden_head
 from memfold.llm.templates import PER_VALUE, Template, TemplateSet, framed, tokens
 from memfold.llm.offline import KINDS, OfflineBackend
 from memfold.llm.route_features import ROUTE_CUES
@@ -48,6 +57,11 @@ MANIFEST = ROOT / "training" / "heads.json"
 CORPUS_NOW = datetime(2026, 6, 15, 12, 0, tzinfo=timezone.utc)
 SEED = 20261201
 L2_GRID = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 1e-2)
+# the hidden layer's L2 (per batch, on every weight matrix): its own, narrower grid, since each
+# fit takes seconds rather than a fraction of one
+HIDDEN_L2_GRID = (1e-5, 1e-4)
+# the router head averages this many seeds' heads (the L2 is chosen on one seed's)
+ROUTER_MEMBERS = 5
 # mean macro-F1s closer than this are a tie: about one example of a fold of 2,000 either way
 TIE = 5e-4
 FOLDS = 5
@@ -114,36 +128,49 @@ def intent_data(embedder: object) -> tuple[np.ndarray, np.ndarray, list[int], li
     return vectors, cues, targets, [str(row["id"]) for row in rows]
 
 
+Trainer = Callable[..., ClassifierHead]
+
+
 def fit(name: str, data: tuple[np.ndarray, np.ndarray, list[int], list[str]],
-        labels: tuple[str, ...], cue_names: tuple[str, ...]) -> tuple[LinearHead, dict[str, object]]:
+        labels: tuple[str, ...], cue_names: tuple[str, ...], *, trainer: Trainer = train_head,
+        grid: tuple[float, ...] = L2_GRID, members: int = 1) -> tuple[ClassifierHead, dict[str, object]]:
     vectors, cues, targets, ids = data
     y = np.asarray(targets)
     kwargs = {"labels": labels, "cue_names": cue_names, "embedders": ACCEPTED_EMBEDDERS, "seed": SEED}
-    scores = cross_validated(vectors, cues, y, np.asarray([fold_of(i) for i in ids]), kwargs)
+    scores = cross_validated(vectors, cues, y, np.asarray([fold_of(i) for i in ids]), kwargs,
+                             trainer, grid)
     top = max(scores.values())
-    best = min(l2 for l2 in L2_GRID if scores[l2] >= top - TIE)  # ties to the weaker penalty
-    head = train_head(vectors, cues, y, l2=best, **kwargs)  # type: ignore[arg-type]
+    best = min(l2 for l2 in grid if scores[l2] >= top - TIE)  # ties to the weaker penalty
+    head = averaged([trainer(vectors, cues, y, l2=best, **{**kwargs, "seed": SEED + member})
+                     for member in range(members)])
     report = {"examples": len(y), "per_label": {lab: int((y == i).sum()) for i, lab in enumerate(labels)},
               "folds": FOLDS, "cross_validated_macro_f1_by_l2": {str(k): round(v, 4) for k, v in scores.items()},
-              "l2": best, "train_accuracy": round(float(
+              "l2": best, "members": members, "train_accuracy": round(float(
                   (head.logits(vectors, cues).argmax(axis=1) == y).mean()), 4)}
     print(f"{name}: {report}")
     return head, report
 
 
 def cross_validated(vectors: np.ndarray, cues: np.ndarray, y: np.ndarray, folds: np.ndarray,
-                    kwargs: dict[str, object]) -> dict[float, float]:
+                    kwargs: dict[str, object], trainer: Trainer,
+                    grid: tuple[float, ...]) -> dict[float, float]:
     """Each L2 strength's mean macro-F1 over the folds, each fold scored by a head trained on the others."""
     scores = {}
-    for l2 in L2_GRID:
+    for l2 in grid:
         per_fold = []
         for fold in range(FOLDS):
             held = folds == fold
-            head = train_head(vectors[~held], cues[~held], y[~held], l2=l2, **kwargs)  # type: ignore[arg-type]
+            head = trainer(vectors[~held], cues[~held], y[~held], l2=l2, **kwargs)
             predicted = head.logits(vectors[held], cues[held]).argmax(axis=1)
             per_fold.append(macro_f1(y[held], predicted, len(kwargs["labels"])))  # type: ignore[arg-type]
         scores[l2] = float(np.mean(per_fold))
     return scores
+
+
+def weight_arrays(head: ClassifierHead) -> list[np.ndarray]:
+    """Every learned array of ``head`` (an absent hidden layer as an empty one)."""
+    return [np.zeros(0) if array is None else array for array in (
+        head.weights, head.bias, head.hidden_weights, head.hidden_bias, head.hidden_out)]
 
 
 def template_candidates(rows: list[dict[str, object]]) -> set[Template]:
@@ -214,12 +241,14 @@ def main() -> None:
                         help="train, then compare with the shipped heads instead of writing")
     args = parser.parse_args()
     embedder = build_embedder(Settings(embedder="minilm-q8"))
-    router, router_report = fit("router", routing_data(embedder), KINDS, ROUTE_CUES)
+    router, router_report = fit("router", routing_data(embedder), KINDS, ROUTE_CUES,
+                                trainer=train_hidden_head, grid=HIDDEN_L2_GRID, members=ROUTER_MEMBERS)
     intent, intent_report = fit("intent", intent_data(embedder), INTENTS, INTENT_CUES)
     if args.check:
         for name, head in (("router_head", router), ("intent_head", intent)):
-            shipped = LinearHead.load(OUT / f"{name}.npz")
-            gap = float(np.abs(shipped.weights - head.weights).max())
+            shipped = ClassifierHead.load(OUT / f"{name}.npz")
+            gap = max(float(np.abs(np.asarray(mine) - np.asarray(theirs)).max())
+                      for mine, theirs in zip(weight_arrays(head), weight_arrays(shipped)))
             print(f"{name}: largest weight difference from the shipped head {gap:.2e}")
         return
     templates = induce_templates(template_data())

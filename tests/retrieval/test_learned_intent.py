@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from memfold.embed import HashingEmbedder
-from memfold.llm.head import LinearHead, packaged_head
+from memfold.llm.head import ClassifierHead, packaged_head
 from memfold.retrieval.intent import (
     HeuristicIntentClassifier,
     LearnedIntentClassifier,
@@ -36,9 +36,9 @@ def test_whats_coming_up_is_the_next_weeks_without_a_named_date() -> None:
     assert query_range("what did I eat?", NOW) is None
 
 
-def _always_semantic_head(embedder: HashingEmbedder, cues: int) -> LinearHead:
+def _always_semantic_head(embedder: HashingEmbedder, cues: int) -> ClassifierHead:
     dim = len(embedder.embed(["probe"])[0])
-    return LinearHead(labels=("fact", "temporal", "semantic"), cue_names=tuple(f"c{i}" for i in range(cues)),
+    return ClassifierHead(labels=("fact", "temporal", "semantic"), cue_names=tuple(f"c{i}" for i in range(cues)),
                       embedders=(embedder.name,), weights=np.zeros((dim + cues, 3), dtype=np.float32),
                       bias=np.array([0.0, 0.0, 10.0], dtype=np.float32),
                       cue_mean=np.zeros(cues, dtype=np.float32), cue_scale=np.ones(cues, dtype=np.float32))

@@ -256,12 +256,12 @@ def test_a_note_with_one_or_two_labelled_fields_is_no_profile() -> None:
 
 def _chatter_head(dim: int) -> object:
     """A working head that reads every message as chatter (NONE), whatever it says."""
-    from memfold.llm.head import LinearHead
+    from memfold.llm.head import ClassifierHead
     from memfold.llm.offline import KINDS
     from memfold.llm.route_features import ROUTE_CUES
 
     width = dim + len(ROUTE_CUES)
-    return LinearHead(labels=KINDS, cue_names=ROUTE_CUES, embedders=(HashingEmbedder().name,),
+    return ClassifierHead(labels=KINDS, cue_names=ROUTE_CUES, embedders=(HashingEmbedder().name,),
                       weights=np.zeros((width, len(KINDS)), dtype=np.float32),
                       bias=np.array([0.0, 0.0, 0.0, 5.0], dtype=np.float32),
                       cue_mean=np.zeros(len(ROUTE_CUES), dtype=np.float32),

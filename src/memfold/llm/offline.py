@@ -42,7 +42,7 @@ from memfold.llm.facts import (
     favorite_of_stored_person, goal_retargeted, role_successor, school_kept, status_of_stored_person, value_switched,
     pet_replaced, swapped_values, tagger_sentences,
 )
-from memfold.llm.head import LinearHead, packaged_head
+from memfold.llm.head import ClassifierHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
 from memfold.llm.tagger import FactTagger, PrefetchedTagger, packaged_tagger
@@ -96,7 +96,7 @@ class OfflineBackend:
 
     def __init__(self, embedder: Embedder | None = None, *, embedding_weight: float = 4.0,
                  top_k: int = 3, prototypes: dict[str, tuple[str, ...]] | None = None,
-                 head: LinearHead | None | bool = True, tagger: FactTagger | None | bool = True) -> None:
+                 head: ClassifierHead | None | bool = True, tagger: FactTagger | None | bool = True) -> None:
         self._embedder = embedder
         self.embedding_weight = embedding_weight
         self.top_k = top_k
@@ -151,7 +151,7 @@ class OfflineBackend:
                 opening.sentences = tagger_sentences(message, opening.content, _stored(context))
         return self._tagger.prefetched([s for opening in openings for s in opening.sentences or ()])
 
-    def _usable_head(self, matrix: np.ndarray | None) -> LinearHead | None:
+    def _usable_head(self, matrix: np.ndarray | None) -> ClassifierHead | None:
         if self._head is None or matrix is None or self._embedder is None:
             return None
         fits = self._head.labels == KINDS and self._head.accepts(self._embedder.name, matrix.shape[1])
@@ -270,7 +270,8 @@ class OfflineBackend:
         a = self.analyse(message, context, similarity, opening=opening, tagger=tagger)
         if embedding is not None and self._head is not None:
             scores = self._head.logits(embedding[None, :], a.cue_vector[None, :])[0]
-            a.cues.reasons.append(_head_reason(self._head, a.cue_vector, KINDS[int(np.argmax(scores))]))
+            a.cues.reasons.append(_head_reason(self._head, a.cue_vector, embedding,
+                                               KINDS[int(np.argmax(scores))]))
         else:
             scores = np.array([a.cues.scores[kind] for kind in KINDS], dtype=np.float32)
             if similarity is not None:
@@ -348,9 +349,9 @@ def _stored(context: RouteContext) -> dict[tuple[str, str], str]:
     return {(f.subject, f.key): f.value for f in context.profile}
 
 
-def _head_reason(head: LinearHead, cue_vector: np.ndarray, label: str) -> str:
+def _head_reason(head: ClassifierHead, cue_vector: np.ndarray, embedding: np.ndarray, label: str) -> str:
     """The learned head's verdict, with the cues that pushed it most."""
-    top = [f"{name}{value:+.1f}" for name, value in head.cue_contributions(cue_vector, label)[:3]]
+    top = [f"{name}{value:+.1f}" for name, value in head.cue_contributions(cue_vector, label, embedding)[:3]]
     return f"head: {label} ({', '.join(top)})"
 
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memfold.embed.base import Embedder
 from memfold.errors import BackendError
 from memfold.llm.base import JsonCompleter
-from memfold.llm.head import LinearHead, packaged_head
+from memfold.llm.head import ClassifierHead, packaged_head
 from memfold.models import utcnow
 from memfold.timeexpr import MONTHS, resolve_query_range
 
@@ -197,7 +197,7 @@ class LearnedIntentClassifier:
 
     name = "learned"
 
-    def __init__(self, embedder: Embedder, head: LinearHead | None = None,
+    def __init__(self, embedder: Embedder, head: ClassifierHead | None = None,
                  fallback: IntentClassifier | None = None, *, cue_share: float = 0.3) -> None:
         self.embedder = embedder
         self.cue_share = cue_share
