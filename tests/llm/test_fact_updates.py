@@ -737,13 +737,15 @@ def test_a_role_said_in_more_words_changes_the_stored_role() -> None:
     assert [f.key for f in replaced_siblings([best], _message("my new best friend is Jo"), mine)] == ["family:best_friend"]
 
 
-def test_a_new_value_beside_a_stored_one_in_both_knees_still_retires_it() -> None:
+def test_a_condition_in_remission_beside_a_new_one_is_resolved_not_retired() -> None:
     stored = {("user's mom", "health:type_2_diabetes"): "type 2 diabetes"}
-    message = _message("mums diabetes is in remission!! but shes got arthritis in both knees")
+    message = _message("moms diabetes is in remission!! but shes got arthritis in both knees")
     fact = FactExtraction(action="add", subject="user's mom", key="health:arthritis", value="arthritis",
                           evidence_msg_id="m1")
-    assert [f.key for f in replaced_siblings([fact], message, stored) if f.action == "delete"] == \
-        ["health:type_2_diabetes"]
+    kept = replaced_siblings([fact], message, stored)
+    assert [(f.key, f.value) for f in kept if f.action == "update"] == [("health:type_2_diabetes", "in remission")]
+    # "mums" names the mother as "moms" does
+    assert replaced_siblings([fact], _message(message.text.replace("moms", "mums")), stored) == kept
 
 
 @pytest.mark.parametrize(("text", "owner"), [

@@ -35,6 +35,15 @@ def _resolved(text: str, stored: dict[tuple[str, str], str]) -> list[tuple[str, 
     ("grandads blood sugar is back to normal since he changed his diet",
      {("user's grandad", "health:high_blood_sugar"): "high blood sugar"},
      ("user's grandad", "health:high_blood_sugar", "back to normal")),
+    ("physio signed me off today, knee is fully recovered", {("user", "health:knee_injury"): "knee injury"},
+     ("user", "health:knee_injury", "fully recovered")),
+    ("good news, mums asthma is under control with the new inhaler",
+     {("user's mom", "health:asthma"): "asthma"}, ("user's mom", "health:asthma", "under control")),
+    ("the doctor did the test again, I am no longer allergic to sulfa",
+     {("user", "allergy:sulfa_drugs"): "sulfa drugs"}, ("user", "allergy:sulfa_drugs", "no longer allergic")),
+    ("turns out im not actually allergic to penicillin, they tested me properly",
+     {("user", "allergy:penicillin"): "penicillin", ("user", "health:penicillin_rash"): "penicillin rash"},
+     ("user", "allergy:penicillin", "not actually allergic")),
 ])
 def test_a_stored_condition_said_to_be_over_takes_the_resolution(
         text: str, stored: dict[tuple[str, str], str], expected: tuple[str, str, str]) -> None:
@@ -49,6 +58,8 @@ def test_a_stored_condition_said_to_be_over_takes_the_resolution(
     "can kids be in remission from a sesame allergy?",
     "its clear that Noor's sesame allergy is getting worse",
     "Noor has gone to the sesame allergy clinic again",
+    "is Noor not allergic to sesame anymore?",
+    "Noor might not be allergic to sesame after all",
 ])
 def test_a_resolution_asked_hoped_or_denied_changes_nothing(text: str) -> None:
     assert _resolved(text, {("Noor", "allergy:sesame"): "sesame"}) == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from memfold.llm.keys import RELATION_CANON
 from memfold.llm.values import content_words
 from memfold.models import FactExtraction, Message
 
@@ -21,7 +22,9 @@ RESOLVED_FAMILIES = ("health", "allergy")
 _RESOLUTION = re.compile(
     r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?P<v>(?:(?:fully|completely|totally|all)\s+)?"
     r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|"
-    r"gone|went away|normal))\b", re.IGNORECASE)
+    r"gone|went away|normal|recovered|under control)|"
+    # an allergy a test disproved or that went ("no longer allergic to sulfa"): allergies only
+    r"(?:no longer|not actually|not really|not) allergic(?= to\b| anymore\b| any more\b))\b", re.IGNORECASE)
 # not over yet, or only hoped or asked about ("hasnt outgrown", "hoping it clears", "almost gone")
 _NOT_SAID_OVER = re.compile(
     r"\b(?:not|no|never|hasnt|hasn't|havent|haven't|isnt|isn't|wasnt|wasn't|didnt|didn't|doesnt|doesn't|"
@@ -59,7 +62,7 @@ def _resolution_said(sentence: str) -> tuple[str, str] | None:
         if match["v"].casefold() == "normal" and not match[0].casefold().startswith(("is", "are", "was", "s", "'s", "back")):
             continue  # "normal" alone is no resolution ("normal hearing")
         before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
-        if _SAYS_WHAT.match(after):
+        if _SAYS_WHAT.match(after) and not match["v"].casefold().endswith("allergic"):
             continue  # "it's clear that my asthma is worse", "gone to the clinic": no resolution
         if _NOT_SAID_OVER.search(before) or after.rstrip().endswith("?"):
             continue
@@ -73,8 +76,9 @@ def _conditions_meant(sentence: str, said: str, clause: str,
     """The stored conditions ``sentence`` names (by a word of the condition), narrowed to the
     person its ``clause`` speaks of; for "in remission" alone, a named person's one stored condition."""
     words = content_words(sentence) - content_words(said)
+    families = ("allergy",) if said.endswith("allergic") else RESOLVED_FAMILIES
     stored = [(subject, key, value) for (subject, key), value in current.items()
-              if key.split(":", 1)[0] in RESOLVED_FAMILIES and value]
+              if key.split(":", 1)[0] in families and value]
     named = [(s, k) for s, k, v in stored if _condition_words(k, v) & words]
     if not named and said == "in remission":
         named = [(s, k) for s, k, v in stored if k.startswith("health") and _person_named(s, words)]
@@ -90,8 +94,12 @@ def _condition_words(key: str, value: str) -> set[str]:
 
 
 def _person_words(subject: str) -> set[str]:
-    """How a message names a subject: a person by name, a relative by the relation's word."""
-    return content_words(subject.rpartition("'s ")[2] if "'s " in subject else subject)
+    """How a message names a subject: a person by name, a relative by any word for the
+    relation ("user's mom": "mom", "mum", "mother" ...)."""
+    if "'s " not in subject:
+        return content_words(subject)
+    relation = subject.rpartition("'s ")[2]
+    return content_words(" ".join([relation, *(w for w, canon in RELATION_CANON.items() if canon == relation)]))
 
 
 def _person_named(subject: str, words: set[str]) -> bool:
