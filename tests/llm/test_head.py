@@ -88,3 +88,15 @@ def test_heads_of_different_data_cannot_be_averaged() -> None:
     other = train_head(*_xor(points=40, seed=9), **NAMING, epochs=2)
     with pytest.raises(ValueError, match="same data"):
         averaged([one, other])
+
+
+def test_a_batch_is_explained_as_each_message_alone() -> None:
+    embedding, cue, label = _xor(points=30)
+    head = train_hidden_head(embedding, cue, label, **NAMING, units=6, epochs=4, seed=2)
+    logits, shares = head.explain(embedding, cue)
+    assert np.allclose(logits, head.logits(embedding, cue))
+    for row in range(len(embedding)):
+        best = LABELS[int(np.argmax(logits[row]))]
+        alone = head.cue_contributions(cue[row], best, embedding[row])
+        assert [name for name, _ in alone] == [name for name, _ in shares[row]] == ["cue"]
+        assert alone[0][1] == pytest.approx(shares[row][0][1], abs=1e-5)

@@ -134,11 +134,29 @@ class OfflineBackend:
         messages = [spelled(message) for message in messages]
         openings = [self._open(message) for message in messages]
         tagger = self._prefetched(messages, contexts, openings)
-        return [self._decide(message, context,
-                             None if similarities is None else similarities[row],
-                             None if head is None or matrix is None else matrix[row],
-                             opening=openings[row], tagger=tagger)
-                for row, (message, context) in enumerate(zip(messages, contexts))]
+        analyses = [self.analyse(message, context, None if similarities is None else similarities[row],
+                                 opening=openings[row], tagger=tagger)
+                    for row, (message, context) in enumerate(zip(messages, contexts))]
+        scored = self._scored(analyses, matrix if head is not None else None, head, similarities)
+        return [self._decide(message, analysis, scores, reason)
+                for message, analysis, (scores, reason) in zip(messages, analyses, scored)]
+
+    def _scored(self, analyses: Sequence[Analysis], matrix: np.ndarray | None, head: ClassifierHead | None,
+                similarities: np.ndarray | None) -> list[tuple[np.ndarray, str | None]]:
+        """Per message, the class scores and how they were reached: the head's, read for the
+        whole batch at once, or the cues' plus the prototypes' (None: the cues' alone)."""
+        if head is not None and matrix is not None:
+            logits, shares = head.explain(matrix, np.stack([a.cue_vector for a in analyses]))
+            return [(row, _head_reason(KINDS[int(np.argmax(row))], top)) for row, top in zip(logits, shares)]
+        out: list[tuple[np.ndarray, str | None]] = []
+        for row, a in enumerate(analyses):
+            scores = np.array([a.cues.scores[kind] for kind in KINDS], dtype=np.float32)
+            if similarities is None:
+                out.append((scores, None))
+                continue
+            out.append((scores + self.embedding_weight * similarities[row], "prototypes: " + ", ".join(
+                f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarities[row].tolist()))))
+        return out
 
     def _prefetched(self, messages: Sequence[Message], contexts: Sequence[RouteContext],
                     openings: Sequence[Opening]) -> FactTagger | PrefetchedTagger | None:
@@ -264,26 +282,15 @@ class OfflineBackend:
             content_sentences=len(content), prototypes=similarity)
         return Analysis(cues, facts, when, content, subject, vector, changes_stored, strength)
 
-    def _decide(self, message: Message, context: RouteContext, similarity: np.ndarray | None,
-                embedding: np.ndarray | None = None, *, opening: Opening | None = None,
-                tagger: FactTagger | PrefetchedTagger | None = None) -> RouteDecision:
-        a = self.analyse(message, context, similarity, opening=opening, tagger=tagger)
-        if embedding is not None and self._head is not None:
-            scores = self._head.logits(embedding[None, :], a.cue_vector[None, :])[0]
-            a.cues.reasons.append(_head_reason(self._head, a.cue_vector, embedding,
-                                               KINDS[int(np.argmax(scores))]))
-        else:
-            scores = np.array([a.cues.scores[kind] for kind in KINDS], dtype=np.float32)
-            if similarity is not None:
-                scores = scores + self.embedding_weight * similarity
-                a.cues.reasons.append("prototypes: " + ", ".join(
-                    f"{kind}={value:+.2f}" for kind, value in zip(KINDS, similarity.tolist())))
+    def _decide(self, message: Message, a: Analysis, scores: np.ndarray, reason: str | None) -> RouteDecision:
+        if reason is not None:
+            a.cues.reasons.append(reason)
         override = _override(a, message, KINDS[int(np.argmax(scores))])
         if override is not None:
-            kind, reason = override
+            kind, why = override
             scores = scores.copy()
             scores[KINDS.index(kind)] = scores.max() + 1.0
-            a.cues.reasons.append(reason)
+            a.cues.reasons.append(why)
         return self._build(message, scores, a.cues.reasons, a.facts, a.when, a.content, a.subject)
 
     def _build(self, message: Message, scores: np.ndarray, reasons: list[str],
@@ -349,9 +356,9 @@ def _stored(context: RouteContext) -> dict[tuple[str, str], str]:
     return {(f.subject, f.key): f.value for f in context.profile}
 
 
-def _head_reason(head: ClassifierHead, cue_vector: np.ndarray, embedding: np.ndarray, label: str) -> str:
+def _head_reason(label: str, shares: list[tuple[str, float]]) -> str:
     """The learned head's verdict, with the cues that pushed it most."""
-    top = [f"{name}{value:+.1f}" for name, value in head.cue_contributions(cue_vector, label, embedding)[:3]]
+    top = [f"{name}{value:+.1f}" for name, value in shares[:3]]
     return f"head: {label} ({', '.join(top)})"
 
 
