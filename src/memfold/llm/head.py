@@ -4,7 +4,7 @@ The router and the query-intent classifier both use one (``router_head.npz`` and
 ``intent_head.npz`` in ``memfold/data``), trained by ``training/train_heads.py`` from the
 labelled corpus in ``training/corpus/``. A head is a linear map, and optionally one hidden
 layer beside it: ``x @ weights + relu(x @ hidden_weights) @ hidden_out``. The intent head is
-linear (1,600 questions support no more); the router head, trained on some 12,000 messages,
+linear (1,600 questions support no more); the router head, trained on some 13,000 messages,
 has the hidden layer, which reads what a linear map over MiniLM cannot (a fragment such as
 "drive flatbed for werner" states a job; "wish i could afford a ps5" does not). Either costs
 one or two small matrix products per message (the embedding is the one the facade already
