@@ -169,7 +169,7 @@ def cross_validated(vectors: np.ndarray, cues: np.ndarray, y: np.ndarray, folds:
 
 def weight_arrays(head: ClassifierHead) -> list[np.ndarray]:
     """Every learned array of ``head`` (an absent hidden layer as an empty one)."""
-    return [np.zeros(0) if array is None else array for array in (
+    return [np.zeros(0) if array is None else np.asarray(array) for array in (
         head.weights, head.bias, head.hidden_weights, head.hidden_bias, head.hidden_out)]
 
 
@@ -247,7 +247,8 @@ def main() -> None:
     if args.check:
         for name, head in (("router_head", router), ("intent_head", intent)):
             shipped = ClassifierHead.load(OUT / f"{name}.npz")
-            gap = max(float(np.abs(np.asarray(mine) - np.asarray(theirs)).max())
+            gap = max(float(np.abs(mine - theirs).max()) if mine.shape == theirs.shape and mine.size else
+                      (0.0 if mine.shape == theirs.shape else float("inf"))
                       for mine, theirs in zip(weight_arrays(head), weight_arrays(shipped)))
             print(f"{name}: largest weight difference from the shipped head {gap:.2e}")
         return
