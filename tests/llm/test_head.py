@@ -59,12 +59,13 @@ def test_a_saved_head_loads_with_the_same_logits(tmp_path: Path, hidden: bool) -
     assert loaded.labels == LABELS and loaded.accepts("toy", 2) and not loaded.accepts("other", 2)
 
 
-def test_the_reasons_read_the_linear_part_of_a_hidden_head() -> None:
-    data = _xor(points=60)
-    head = train_hidden_head(*data, **NAMING, units=4, epochs=3)
-    contributions = head.cue_contributions(np.array([2.0]), "same")
+def test_the_reasons_of_a_linear_head_are_each_cues_weight_times_its_value() -> None:
+    embedding, cue, label = _xor(points=60)
+    head = train_head(embedding, cue, label, **NAMING, epochs=5)
+    logits, shares = head.explain(embedding[:1], np.array([[2.0]]))
+    column = int(np.argmax(logits[0]))
     scaled = (2.0 - head.cue_mean[0]) / head.cue_scale[0]
-    assert contributions == [("cue", pytest.approx(float(scaled * head.weights[2, 0]), rel=1e-5))]
+    assert shares[0] == [("cue", pytest.approx(float(scaled * head.weights[2, column]), rel=1e-5))]
 
 
 def test_an_unreadable_file_is_a_config_error(tmp_path: Path) -> None:
@@ -96,7 +97,7 @@ def test_a_batch_is_explained_as_each_message_alone() -> None:
     logits, shares = head.explain(embedding, cue)
     assert np.allclose(logits, head.logits(embedding, cue))
     for row in range(len(embedding)):
-        best = LABELS[int(np.argmax(logits[row]))]
-        alone = head.cue_contributions(cue[row], best, embedding[row])
-        assert [name for name, _ in alone] == [name for name, _ in shares[row]] == ["cue"]
-        assert alone[0][1] == pytest.approx(shares[row][0][1], abs=1e-5)
+        alone_logits, alone = head.explain(embedding[row:row + 1], cue[row:row + 1])
+        assert np.allclose(alone_logits[0], logits[row], atol=1e-5)
+        assert [name for name, _ in alone[0]] == [name for name, _ in shares[row]] == ["cue"]
+        assert alone[0][0][1] == pytest.approx(shares[row][0][1], abs=1e-5)

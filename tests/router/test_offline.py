@@ -295,6 +295,20 @@ def test_a_short_statement_the_tagger_reads_is_kept_when_the_head_reads_chatter(
     assert backend.route(message, RouteContext()).kind == kind
 
 
+def test_a_head_trained_on_other_cues_is_a_config_error() -> None:
+    from dataclasses import replace
+
+    from memfold.errors import ConfigError
+
+    embedder = HashingEmbedder()
+    head = _chatter_head(embedder.dim)
+    stale = replace(head, cue_names=head.cue_names[:-1], cue_mean=head.cue_mean[:-1],  # type: ignore[type-var]
+                    cue_scale=head.cue_scale[:-1], weights=head.weights[:-1])
+    backend = OfflineBackend(embedder, head=stale, tagger=False)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="retrain"):
+        backend.route(Message(msg_id="m", user_id="u", role="user", text="I live in Leeds", ts=T0), RouteContext())
+
+
 def _profile(*facts: tuple[str, str, str]) -> list:
     from memfold.models import ProfileFact
 

@@ -86,17 +86,6 @@ class ClassifierHead:
         inner = x @ self.hidden_weights + self.hidden_bias
         return out + np.maximum(inner, 0.0) @ self.hidden_out, inner
 
-    def cue_contributions(self, cues: np.ndarray, label: str,
-                          embedding: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """How much each cue added to ``label``'s logit for one message, as ``explain`` reads
-        it (without the ``embedding``: the linear part's share alone)."""
-        if embedding is None:
-            scaled = (np.asarray(cues, dtype=np.float32) - self.cue_mean) / self.cue_scale
-            return self._cue_shares(scaled, None, label)
-        x = self.features(embedding[None, :], np.asarray(cues)[None, :])
-        inner = self._forward(x)[1]
-        return self._cue_shares(x[0, self.embedding_dim:], None if inner is None else inner[0], label)
-
     def _cue_shares(self, scaled: np.ndarray, inner: np.ndarray | None, label: str) -> list[tuple[str, float]]:
         column = self.labels.index(label)
         shares = scaled * self.weights[self.embedding_dim:, column]

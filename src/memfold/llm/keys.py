@@ -90,6 +90,14 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "step mum": "stepmom", "step mom": "stepmom", "stepmother": "stepmom", "stepmum": "stepmom",
                   "personal trainer": "trainer", "pt": "trainer", "team leader": "team lead",
                   "line manager": "boss", "work buddy": "coworker", "work bestie": "coworker"}
+
+def relation_words(relation: str) -> tuple[str, ...]:
+    """"mum" or "mom" -> ("mom", "mum", "mother", ...): the relation, every word the guide
+    folds into it and its one spelling, so a relative is found by whichever word a message uses."""
+    canon = RELATION_CANON.get(relation, relation)
+    return tuple(dict.fromkeys([relation, *(word for word, c in RELATION_CANON.items() if c == canon), canon]))
+
+
 PARTNER_WORDS = frozenset("wife husband partner girlfriend boyfriend fiance fiancee fiancé fiancée "
                           "spouse hubby missus".split())
 CHILD_WORDS = frozenset("son daughter kid child boy girl baby stepson stepdaughter toddler".split())

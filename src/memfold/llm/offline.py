@@ -24,7 +24,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from memfold.embed.base import Embedder
-from memfold.errors import InvalidInputError
+from memfold.errors import ConfigError, InvalidInputError
 from memfold.llm.base import RouteContext
 from memfold.llm.cues import (
     Cues,
@@ -46,7 +46,7 @@ from memfold.llm.head import ClassifierHead, packaged_head
 from memfold.llm.keys import speaker_subject
 from memfold.llm.prototypes import PROTOTYPES
 from memfold.llm.tagger import FactTagger, PrefetchedTagger, packaged_tagger
-from memfold.llm.route_features import route_cue_vector
+from memfold.llm.route_features import ROUTE_CUES, route_cue_vector
 from memfold.llm.spelling import spelled
 from memfold.llm.values import content_words
 from memfold.models import EventExtraction, FactExtraction, Message, RouteDecision, RouteKind
@@ -172,6 +172,10 @@ class OfflineBackend:
     def _usable_head(self, matrix: np.ndarray | None) -> ClassifierHead | None:
         if self._head is None or matrix is None or self._embedder is None:
             return None
+        if self._head.cue_names != ROUTE_CUES:
+            # a head trained on other cue features would read the wrong columns
+            raise ConfigError(f"the router head reads the cues {self._head.cue_names}, the router gives "
+                              f"{ROUTE_CUES}: retrain it with training/train_heads.py")
         fits = self._head.labels == KINDS and self._head.accepts(self._embedder.name, matrix.shape[1])
         return self._head if fits else None
 

@@ -15,7 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_FAMILIES, canonical_relation
+from memfold.llm.keys import relation_words
+from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_FAMILIES, canonical_relation
 
 # what the speaker says of themselves between a person and a value ("dad, I think, is 70"
 # is not read; "dad hit 70 last week, we threw him a party" is)
@@ -57,11 +58,6 @@ def _words_pattern(words: set[str]) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternatives})(?:'s|s)?\b", re.IGNORECASE)
 
 
-def _relation_words(relation: str) -> set[str]:
-    """"mom" -> {"mom", "mum", "mother", ...}: every word the guide folds into the relation."""
-    return {relation, *(word for word, canon in RELATION_CANON.items() if canon == relation)}
-
-
 _ONE_CHILD = frozenset({"son", "daughter", "stepson", "stepdaughter"})
 
 
@@ -92,7 +88,7 @@ class KnownPeople:
                 words |= set(PARTNER_WORDS) | {"hubby", "wifey"}
                 partners.add(value)
             elif family == "family":
-                words |= _relation_words(relation.replace("_", " "))
+                words |= set(relation_words(relation.replace("_", " ")))
         if speaker == "user":
             # an assistant's user's other people whose facts are stored by name without a
             # relation ("my coworker Fernanda is a data analyst" kept Fernanda.job); in a chat
@@ -107,7 +103,7 @@ class KnownPeople:
         prefix = f"{speaker}'s "
         relations = {subject[len(prefix):] for subject, _ in stored if subject.startswith(prefix)}
         # ("kids lol", "the baby" say no one child; "son" and "daughter" do)
-        return [Person(prefix + relation, _words_pattern(_relation_words(relation)), False)
+        return [Person(prefix + relation, _words_pattern(set(relation_words(relation))), False)
                 for relation in sorted(relations) if relation not in CHILD_WORDS - _ONE_CHILD]
 
     def names_thing(self, sentence: str) -> bool:

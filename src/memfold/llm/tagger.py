@@ -43,7 +43,7 @@ import numpy as np
 
 from memfold.errors import EmbeddingError
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, TWO_WORD_RELATIONS,
-                              product_kind, slug)
+                              product_kind, relation_words, slug)
 from memfold.llm.values import relationship_status
 from memfold.llm.tagger_graph import GRAPH_VERSION
 
@@ -136,11 +136,6 @@ def _subject_word(subject: str, speaker: str) -> str | None:
     return subject
 
 
-def _relation_words(relation: str) -> list[str]:
-    canon = canonical_relation(relation)
-    return [relation, *[word for word, c in RELATION_CANON.items() if c == canon and word != relation], canon]
-
-
 def role_spans(sentence: str, facts: Sequence[dict[str, Any]], speaker: str,
                value_spans: dict[int, tuple[int, int]]) -> list[tuple[tuple[int, int], str]]:
     """The SUBJ and QUAL words of labelled facts (``value_spans``: fact index -> its value)."""
@@ -150,12 +145,12 @@ def role_spans(sentence: str, facts: Sequence[dict[str, Any]], speaker: str,
         anchor = where[0] if where else None
         word = _subject_word(str(fact["subject"]), speaker)
         if word is not None and fact["key"].split(":", 1)[0] not in RELATION_FAMILIES:
-            span = _first_found(sentence, _relation_words(word) if " " not in word else [word], anchor)
+            span = _first_found(sentence, relation_words(word) if " " not in word else [word], anchor)
             if span is not None:
                 out.append((span, "SUBJ"))
         family, _, thing = str(fact["key"]).partition(":")
         if thing and family in ("favorite", "pet", "family", "possession"):
-            words = _relation_words(thing) if family == "family" else [thing.replace("_", " "), thing + "s"]
+            words = relation_words(thing) if family == "family" else [thing.replace("_", " "), thing + "s"]
             span = _first_found(sentence, words, anchor)
             if span is not None:
                 out.append((span, "QUAL"))
@@ -292,7 +287,7 @@ def _said_as_mine(sentence: str, key: str) -> bool:
     """The relation the name fills is the speaker's, in words ("mom married reza so hes my
     stepdad now")."""
     words = PARTNER_WORDS if key == "partner" else CHILD_WORDS if key.startswith("child:") else \
-        _relation_words(key[7:].replace("_", " "))
+        relation_words(key[7:].replace("_", " "))
     return any(re.search(rf"\b(?:my|our) {re.escape(word)}\b", sentence, re.IGNORECASE) for word in words)
 
 
