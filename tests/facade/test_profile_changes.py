@@ -51,6 +51,11 @@ CHANGES = [
     ("diet", "I'm pescatarian.", "back to eating meat after my doctor flagged low iron, so no more pescatarian rules",
      "pescatarian", "omnivore"),
     ("family:coach", "Ines coaches our swim club.", "ines moved away so Pablo coaches us now", "Ines", "Pablo"),
+    # a goal reached or a pastime given up keeps its key, with how it ended as the value
+    ("goal:run_a_half_marathon", "My goal this year is to run a half marathon.",
+     "ran the half marathon on sunday, goal achieved!!", "run a half marathon", "achieved"),
+    ("hobby:cello", "I play the cello in a community orchestra.", "gave up the cello, no time with the new job",
+     "cello", "gave up"),
 ]
 
 

@@ -1375,3 +1375,36 @@ def test_everyday_phrasings_of_home_language_and_diet(text: str, fact: tuple[str
 @pytest.mark.parametrize("text", ["i stay in bed on sundays", "we stayed at the hilton"])
 def test_staying_somewhere_for_a_while_is_no_home(text: str) -> None:
     assert not any(key == "location" for _action, _subject, key, _value in _found(text))
+
+
+@pytest.mark.parametrize(("text", "team"), [
+    ("im on the graveyard shift at the hospital, so mornings are for sleep", "graveyard shift"),
+    ("I'm on C watch at the fire station", "c watch"),
+    ("they put me on the weekend crew, not thrilled", "weekend crew"),
+])
+def test_a_crew_or_shift_one_works_on_is_a_team(text: str, team: str) -> None:
+    assert ("add", "user", "team", team) in _found(text)
+
+
+def test_a_shift_on_a_day_is_no_team() -> None:
+    assert not {fact for fact in _found("im on the early shift tomorrow, can you remind me") if fact[2] == "team"}
+
+
+@pytest.mark.parametrize(("text", "partner"), [
+    ("my gf Keisha is a nail tech", "Keisha"), ("my bf tomas works at a bakery", "Tomas"),
+])
+def test_a_partner_said_as_gf_or_bf_is_the_partner(text: str, partner: str) -> None:
+    found = _found(text)
+    assert ("add", "user", "partner", partner) in found and ("add", "user", "relationship_status", "dating") in found
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("i'm dating Priya, almost a year now", "dating"), ("remarried in april, tiny ceremony", "married"),
+    ("we got remarried at the registry office", "married"),
+])
+def test_a_status_said_outright_is_the_speakers(text: str, status: str) -> None:
+    assert ("add", "user", "relationship_status", status) in _found(text)
+
+
+def test_seeing_someone_by_title_is_an_appointment_not_a_partner() -> None:
+    assert not {fact for fact in _found("i'm seeing Dr Okafor about my knee") if fact[2] == "relationship_status"}

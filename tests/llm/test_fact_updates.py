@@ -388,7 +388,9 @@ def test_a_known_subject_is_grounded_by_the_words_the_message_names_them_with() 
 ])
 def test_too_and_more_keep_the_old_value_only_when_they_mean_also(text: str, new: str, kept: bool) -> None:
     out = replaced_siblings([_new(f"hobby:{new}", new)], _message(text), {("user", "hobby:pottery"): "pottery"})
-    assert (("delete", "hobby:pottery") not in {(f.action, f.key) for f in out}) == kept
+    # not kept: retired, or kept with how it ended ("gave up pottery": hobby:pottery = gave up)
+    ended = {(f.action, f.key) for f in out} & {("delete", "hobby:pottery"), ("update", "hobby:pottery")}
+    assert (not ended) == kept
 
 
 @pytest.mark.parametrize(("typed", "read"), [
@@ -963,6 +965,17 @@ def test_a_pet_gone_and_a_new_one_named_takes_its_key() -> None:
     assert [(f.key, f.value) for f in found] == [("pet:hamster", "Pipoca")]
     alive = "biscoito loves the new one, hes called pipoca"  # nothing gone: a second pet, not a replacement
     assert pet_replaced(_message(alive), sentences(alive), stored) == []
+
+
+@pytest.mark.parametrize("text", [
+    "goldie died on sunday 😢 my son got a new fish and named it Bubbles",
+    "Goldie passed away. We bought another goldfish, I called him Bubbles.",
+])
+def test_the_new_pets_name_is_the_name_after_the_pronoun(text: str) -> None:
+    from memfold.llm.facts import pet_replaced
+
+    found = pet_replaced(_message(text), sentences(text), {("user", "pet:goldfish"): "Goldie"})
+    assert [(f.key, f.value) for f in found] == [("pet:goldfish", "Bubbles")]
 
 
 def test_coming_out_names_the_identity_in_full() -> None:

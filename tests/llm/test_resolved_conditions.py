@@ -1,4 +1,5 @@
-"""A stored condition said to be over keeps its key, with the resolution as value (llm/resolved.py)."""
+"""A stored condition said to be over, a goal reached or a pastime, taste or aversion given up keeps
+its key, with how it ended, in the speaker's words, as value (llm/resolved.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memfold.llm.facts import replaced_siblings
-from memfold.llm.resolved import resolved_conditions
+from memfold.llm.resolved import ended_pursuits, resolved_conditions
 from memfold.models import FactExtraction, Message
 from memfold.router.grounding import grounding_problem
 
@@ -20,6 +21,10 @@ def _message(text: str) -> Message:
 
 def _resolved(text: str, stored: dict[tuple[str, str], str]) -> list[tuple[str, str, str]]:
     return [(f.subject, f.key, f.value) for f in resolved_conditions(text, _message(text), stored)]
+
+
+def _ended_said(text: str, stored: dict[tuple[str, str], str]) -> list[tuple[str, str, str]]:
+    return [(f.subject, f.key, f.value) for f in ended_pursuits(text, _message(text), stored)]
 
 
 @pytest.mark.parametrize(("text", "stored", "expected"), [
@@ -44,6 +49,13 @@ def _resolved(text: str, stored: dict[tuple[str, str], str]) -> list[tuple[str, 
     ("turns out im not actually allergic to penicillin, they tested me properly",
      {("user", "allergy:penicillin"): "penicillin", ("user", "health:penicillin_rash"): "penicillin rash"},
      ("user", "allergy:penicillin", "not actually allergic")),
+    # a resolution that names nothing before the one that does ("clear" of the scans)
+    ("dads tests came back clear, hes in remission now", {("user's dad", "health:leukaemia"): "leukaemia"},
+     ("user's dad", "health:leukaemia", "in remission")),
+    ("the knee op went well and shes walking fine again", {("Ama", "health:bad_knee"): "bad knee"},
+     ("Ama", "health:bad_knee", "walking fine")),
+    ("my back is fine now after the physio", {("user", "health:back_pain"): "back pain"},
+     ("user", "health:back_pain", "fine")),
 ])
 def test_a_stored_condition_said_to_be_over_takes_the_resolution(
         text: str, stored: dict[tuple[str, str], str], expected: tuple[str, str, str]) -> None:
@@ -79,11 +91,89 @@ def test_the_condition_of_the_person_spoken_of_is_resolved() -> None:
     assert _resolved("Tomasz said his wrist is healed", {("user", "health:broken_wrist"): "broken wrist"}) == []
 
 
-def test_a_resolution_replaces_the_rereading_of_the_condition_and_is_grounded() -> None:
-    text = "Noor grew out of her sesame allergy!! can she have tahini now"
+@pytest.mark.parametrize(("text", "stored", "reread", "expected"), [
+    ("Noor grew out of her sesame allergy!! can she have tahini now",
+     {("Noor", "allergy:sesame"): "sesame", ("user", "child:noor"): "Noor"},
+     ("Noor", "allergy:sesame_allergy", "sesame allergy"), ("update", "Noor", "allergy:sesame", "grew out of")),
+    ("gave up the saxophone, too loud for the flat", {("user", "hobby:saxophone"): "saxophone"},
+     ("user", "hobby:saxophone", "saxophone"), ("update", "user", "hobby:saxophone", "gave up")),
+])
+def test_how_it_ended_replaces_the_rereading_and_is_grounded(
+        text: str, stored: dict[tuple[str, str], str], reread: tuple[str, str, str],
+        expected: tuple[str, str, str, str]) -> None:
     message = _message(text)
-    stored = {("Noor", "allergy:sesame"): "sesame", ("user", "child:noor"): "Noor"}
-    reread = FactExtraction(subject="Noor", key="allergy:sesame_allergy", value="sesame allergy", evidence_msg_id="m1")
-    out = replaced_siblings([reread], message, stored)
-    assert [(f.action, f.subject, f.key, f.value) for f in out] == [("update", "Noor", "allergy:sesame", "grew out of")]
+    subject, key, value = reread
+    fact = FactExtraction(subject=subject, key=key, value=value, evidence_msg_id="m1")
+    out = replaced_siblings([fact], message, stored)
+    assert [(f.action, f.subject, f.key, f.value) for f in out] == [expected]
+    assert all(grounding_problem(f, message) is None for f in out)
+
+
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    ("finally gave up the saxophone, my neighbours will be thrilled",
+     {("user", "hobby:saxophone"): "saxophone"}, ("user", "hobby:saxophone", "gave up")),
+    ("stopped the crossfit classes, too pricey", {("user", "hobby:crossfit"): "crossfit"},
+     ("user", "hobby:crossfit", "stopped")),
+    ("im so over true crime podcasts tbh", {("user", "likes:true_crime_podcasts"): "true crime podcasts"},
+     ("user", "likes:true_crime_podcasts", "over")),
+    ("honestly im over kpop", {("user", "likes:k_pop"): "k-pop"}, ("user", "likes:k_pop", "over")),
+    ("no more salsa nights for me, my ankle says no", {("user", "hobby:salsa_dancing"): "salsa dancing"},
+     ("user", "hobby:salsa_dancing", "no more")),
+    ("weirdly olives have grown on me", {("user", "dislikes:olives"): "olives"},
+     ("user", "dislikes:olives", "grown on me")),
+    ("passed the IELTS with a 7.5!!", {("user", "goal:ielts_band_7"): "IELTS band 7"},
+     ("user", "goal:ielts_band_7", "passed")),
+    ("we opened the bakery last saturday 🥐", {("user", "goal:open_a_bakery"): "open a bakery"},
+     ("user", "goal:open_a_bakery", "opened")),
+    # the goal named by no word of it, the speaker's only goal
+    ("GOAL REACHED. 100 days without a cigarette", {("user", "goal:quit_smoking"): "quit smoking"},
+     ("user", "goal:quit_smoking", "reached")),
+    ("did it!! 4:10 at the berlin marathon", {("user", "goal:run_a_marathon"): "run a marathon",
+                                              ("user", "goal:learn_german"): "learn german"},
+     ("user", "goal:run_a_marathon", "did it")),
+])
+def test_a_stored_pursuit_said_to_be_over_takes_how_it_ended_said(
+        text: str, stored: dict[tuple[str, str], str], expected: tuple[str, str, str]) -> None:
+    assert _ended_said(text, stored) == [expected]
+
+
+@pytest.mark.parametrize("text", [
+    "thinking about quitting chess, it eats all my evenings",
+    "should i give up chess?",
+    "i never quit chess, even when i was travelling",
+    "my brother quit chess last year",
+    "Ravi gave up chess when he started uni",
+    "the chess club meeting is over, heading home",
+    "the rain stopped so we played chess outside",
+    "dropped the kids at chess club, back by 5",
+])
+def test_an_ending_planned_asked_denied_or_someone_elses_changes_nothing(text: str) -> None:
+    assert _ended_said(text, {("user", "hobby:chess"): "chess"}) == []
+
+
+def test_a_goal_done_without_its_words_needs_one_goal() -> None:
+    stored = {("user", "goal:run_a_marathon"): "run a marathon", ("user", "goal:learn_german"): "learn german"}
+    assert _ended_said("goal achieved!!! so happy", stored) == []
+    assert _ended_said("did it!!! so happy", {("user", "goal:learn_german"): "learn german"}) == []  # "did it": which?
+
+
+def test_a_value_of_function_words_stands_only_as_the_messages_own_words() -> None:
+    message = _message("no more padel for me, my knee won")
+    ended = FactExtraction(action="update", subject="user", key="hobby:padel", value="no more", evidence_msg_id="m1")
+    assert grounding_problem(ended, message) is None
+    assert "no content words" in (grounding_problem(ended.model_copy(update={"value": "did it"}), message) or "")
+
+
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    ("dads hip op went great, hes walking fine now", {("Lars", "health:bad_hip"): "bad hip", ("user", "family:dad"): "Lars"},
+     ("update", "Lars", "health:bad_hip", "walking fine")),
+    ("my wife gave up tennis, her elbow", {("Ana", "hobby:tennis"): "tennis", ("user", "partner"): "Ana",
+                                           ("user", "hobby:tennis"): "tennis"},
+     ("update", "Ana", "hobby:tennis", "gave up")),
+])
+def test_a_person_stored_by_name_is_named_by_their_relation(
+        text: str, stored: dict[tuple[str, str], str], expected: tuple[str, str, str, str]) -> None:
+    message = _message(text)
+    out = replaced_siblings([], message, stored)
+    assert [(f.action, f.subject, f.key, f.value) for f in out] == [expected]
     assert all(grounding_problem(f, message) is None for f in out)

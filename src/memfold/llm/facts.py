@@ -26,7 +26,7 @@ from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople, without_accents
-from memfold.llm.resolved import resolved_conditions
+from memfold.llm.resolved import ended_pursuits, resolved_conditions
 from memfold.llm.rule_leads import lead_words
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
@@ -105,21 +105,21 @@ _PETS = ("dogs?|cats?|pupp(?:y|ies)|pups?|kittens?|kitty|kitties|parrots?|rabbit
 _RELATIONS = ("kids|children|parents|family|boys|girls|sons|daughters|brothers|sisters|"
               "grandparents|twins|sister|brother|mom|mum|mother|dad|father|son|daughter|friend|"
               "best friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|wife|husband|"
-              "partner|boyfriend|girlfriend|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
+              "partner|boyfriend|girlfriend|gf|bf|fianc[eé]e?|boss|roommate|neighbou?r|niece|"
               "nephew|colleague|coworker|kid|child|stepmom|stepdad|stepmum|stepmother|stepfather|step mom|step mum|step dad|stepson|stepdaughter|"
               "twin brother|twin sister|mother-in-law|father-in-law|sister-in-law|brother-in-law|"
               "son-in-law|daughter-in-law|parents-in-law|"
               "nana|granny|grandson|granddaughter|mentor|ex|flatmate|housemate|godmother|godfather|"
               "gp|doctor|therapist|dentist|personal trainer|trainer|tutor|landlord|landlady|team lead|supervisor|coach|twin|better half|other half")
 _PARTNERS = frozenset(
-    "wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée".split())
+    "wife husband partner boyfriend girlfriend gf bf fiance fiancé fiancee fiancée".split())
 _V = r"(?P<v>[^.,!?;:\n()]+)"
 _THING = r"(?P<v>(?!(?:i|it|that|this|the same)\b)[\w'&-]+(?: [\w'&-]+){0,3}?)"
 # an organisation named after "at"/"for": capitalised words, or up to three lower-case words to the clause's end
 _ORG = (r"(?:the )?(?P<v>(?!(?:home|night|weekends|the moment|least|first|a|an|my|our)\b)[\w&'.-]+(?: [\w&'.-]+){0,2}?)"
         r"(?=\s*(?:$|[,.!?;:)]|\s(?:now|lol|btw|and|but|so|for|as|since|on|in|which|where|who|tho|though|\d)\b))")
 _HOME_PLACE = (r"(?!(?:the|a|an|my|our|remote|part|full|new|another|different|working|work|home|a?n other)\b)(?P<v>[\w'-]+(?: [\w'-]+)?)(?=\s+(?:went|was|is|are|has|and|but|so|tho|though|finally|"
-               r"last|this|yesterday|today|since|now|as of)\b|\s*[,.!?;]|$)")
+               r"last|this|yesterday|today|since|now|as of)\b|\s*[^\w\s'&-]|$)")  # (an emoji ends it too: "in żoliborz 🏠")
 # "what i dislike now is small talk": the verb's object is after "is" (the pseudo-cleft rules)
 _NOT_CLEFT = r"(?!(?:now |these days |most )?(?:is|are)\b)"
 # "seafood like genuinely can't stand it", "coriander with a passion": a hedge or an
@@ -550,6 +550,11 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:team|department|dept|division|squad|unit)\b", "team", 3.0),
     (r"\b(?:i|we) (?:just |recently |finally )?(?:joined|switched to|moved to|transferred to|"
      r"got moved to|got transferred to) (?:the )?(?P<v>[\w-]+(?: [\w-]+)?) team\b", "team", 3.0),
+    # "im on the night shift at the depot", "im on B platoon", "they moved me to morning shift":
+    # a crew or shift one works on is a team, named with its noun (not "the early shift tomorrow")
+    (r"(?:" + _I_AM + r"(?:now |currently |still )?on|\b(?:moved|put|putting|switched|transferred) me (?:to|on|onto)|"
+     r"\b(?:switched|moved|transferred) to) (?:the )?(?P<v>[\w-]+ (?:crew|shift|platoon|watch|rota|roster))\b"
+     r"(?! (?:tomorrow|tonight|today|this|next|again|on (?:mon|tue|wed|thu|fri|sat|sun)))", "team", 2.5),
     (r"\bmy team is (?:now )?(?:the )?(?P<v>[\w-]+(?: [\w-]+)??)(?: team)?\s*(?:$|[,.!;]|now\b)",
      "team", 3.0),
     # "my bike is a blue Brompton", "I drive a 2015 Honda Civic"
@@ -3147,7 +3152,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     (r"\b(grandma|grandpa|nana|mum|mom|dad|sister|brother|son|daughter|wife|husband|partner|girlfriend|"
      r"boyfriend|dog|cat)s (?=called|named)", r"\1's ", ["called", "named"]),
     (r"\b(wife|husband|partner|mom|mum|dad|sister|brother|son|daughter|kid|boss|dog|cat|friend|"
-     r"girlfriend|boyfriend|fianc[eé]e?|baby|puppy|kitten|grandma|grandpa|aunt|uncle|cousin|niece|nephew)s "
+     r"girlfriend|boyfriend|gf|bf|fianc[eé]e?|baby|puppy|kitten|grandma|grandpa|aunt|uncle|cousin|niece|nephew)s "
      # "my dads big hobby is golf", "my daughters guinea pig": a relative's thing, said unapostrophed
      r"(?=(?:(?:big|main|new|old|best|fav|favou?rite|little|first|only) )?(?:name|birthday|age|job|hobby|hobbies|"
      r"favou?rite|fav|boss|best friend|friend|dog|cat|pet|guinea pig|rabbit|hamster|car|phone|team|company|"
@@ -3168,7 +3173,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      ["name"]),
     # "my wife name is Shirin", "my daughter birthday is 9 november": the possessive left out
     (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|boss|friend|"
-     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter|dog|cat|baby|puppy|kitten)) (?=(?:name|birthday|bday|"
+     r"girlfriend|boyfriend|gf|bf|grandma|grandpa|grandson|granddaughter|dog|cat|baby|puppy|kitten)) (?=(?:name|birthday|bday|"
      r"date of birth) is\b)", r"\1's ", ["name is", "birthday is", "bday is", "date of birth is"]),
     (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|friend|"
      r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:[A-Z][a-z]+)) (?=(?:birthday|bday|date of birth) "
@@ -3807,8 +3812,10 @@ def child_renamed(message: Message, content: list[str],
 
 # "biscoito went to hamster heaven 😢 kids picked a new one, hes called pipoca": the stored pet
 # the message names is gone, and the new one named takes its key
+# ("they named it tiger", "i called him firulete": the name, not the pronoun before it)
 _NEW_ONE_CALLED = re.compile(r"\b(?:new|another|this one)\b[^.!?]{0,40}?\b(?:called|named|name(?:'s| is)|is called) "
-                             r"(?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
+                             r"(?:(?:it|him|her|them) )?(?!(?:it|him|her|them|the|a|an)\b)(?P<name>[^\W\d_][\w'-]+)",
+                             re.IGNORECASE)
 _PET_GONE = re.compile(r"\b(?:died|passed(?: away)?|went to (?:\w+ )?heaven|crossed the rainbow bridge|put down|"
                        r"put to sleep|ran away|rehomed|lost (?:him|her))\b", re.IGNORECASE)
 
@@ -4222,11 +4229,12 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
 
 def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
                       current: dict[tuple[str, str], str]) -> tuple[list[FactExtraction], set[tuple[str, str]]]:
-    """``facts`` with each stored condition said to be over given its resolution, unless a
-    fact already retires it, and the slots resolved; a re-reading of the resolved condition
+    """``facts`` with each stored condition or pursuit said to be over given how it ended,
+    unless a fact already retires it, and the slots resolved; a re-reading of the resolved condition
     ("allergy:peanut" from "outgrown the peanut allergy") is no new condition and goes."""
     touched = {(f.subject, f.key) for f in facts if f.action == "delete"}
-    resolutions = [r for r in resolved_conditions(text, message, current) if (r.subject, r.key) not in touched]
+    resolutions = [r for r in [*resolved_conditions(text, message, current), *ended_pursuits(text, message, current)]
+                   if (r.subject, r.key) not in touched]
     if not resolutions:
         return facts, set()
     resolved_words = {(r.subject, r.key.partition(":")[0]): content_words(current[(r.subject, r.key)])

@@ -1,5 +1,6 @@
-"""Conditions said to be over: a stored health condition or allergy that healed, cleared or
-was outgrown keeps its key and takes the resolution, in the speaker's words, as its value.
+"""Things said to be over: a stored health condition or allergy that healed, cleared or
+was outgrown, a goal reached, a pastime or taste given up and an aversion that went keep their
+key and take how it ended, in the speaker's words, as their value.
 
 "Tobi has outgrown the peanut allergy" after "my son Tobi is allergic to peanuts" gives
 ``Tobi / allergy:peanuts = outgrown`` (the changelog keeps "peanuts"). Keeping the key, rather
@@ -7,13 +8,19 @@ than deleting it, is what an assistant needs: it should neither warn about peanu
 that there was an allergy. Only a condition already in the profile is resolved, named by a word
 of it ("egg" for "eggs", "wrist" for "broken wrist"), or, for "in remission", the one condition
 stored for a person the message names.
+
+The same holds for pursuits: "PASSED N3!!!" after "my goal is JLPT N3" gives
+``goal:jlpt_n3 = passed``, "gave up the radios" gives ``hobby:restoring_old_valve_radios =
+gave up``, "coriander grew on me" gives ``dislikes:coriander = grew on me``: the assistant
+should stop suggesting study plans, radio parts or coriander-free recipes, and still know.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from memfold.llm.keys import RELATION_CANON
+from memfold.llm.keys import CHILD_WORDS, PARTNER_WORDS, RELATION_WORDS, relation_words
 from memfold.llm.values import content_words
 from memfold.models import FactExtraction, Message
 
@@ -22,7 +29,7 @@ RESOLVED_FAMILIES = ("health", "allergy")
 _RESOLUTION = re.compile(
     r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?P<v>(?:(?:fully|completely|totally|all)\s+)?"
     r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|"
-    r"gone|went away|normal|recovered|under control)|"
+    r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|fine)|"
     # an allergy a test disproved or that went ("no longer allergic to sulfa"): allergies only
     r"(?:no longer|not actually|not really|not) allergic(?= to\b| anymore\b| any more\b))\b", re.IGNORECASE)
 # not over yet, or only hoped or asked about ("hasnt outgrown", "hoping it clears", "almost gone")
@@ -36,6 +43,9 @@ _FIRST_PERSON = re.compile(r"\b(?:i|im|i'm|my|me|ive|i've|mine)\b", re.IGNORECAS
 _THIRD_PERSON = re.compile(r"\b(?:he|his|him|hes|he's|she|her|hers|shes|she's|they|their|them)\b", re.IGNORECASE)
 _SAYS_WHAT = re.compile(r"\s+(?:that|to|how|why|what|whether|into|out)\b", re.IGNORECASE)
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_RELATIVE_SAID = re.compile(rf"\b(?:my|our)\s+(?:{'|'.join(sorted(map(re.escape, RELATION_WORDS)))})\b", re.I)
+_OBJECT_ENDS = re.compile(r"\b(?:so|and|but|because|cause|cuz|coz|when|then|to|since|after|as|while|which|"
+                          r"at|in|on|for|with|from|of|by|near|into)\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+but\s+|;\s*")
 
 
@@ -44,31 +54,143 @@ def resolved_conditions(text: str, message: Message,
     """Updates giving each stored condition ``text`` says is over its resolution as value."""
     out: dict[tuple[str, str], FactExtraction] = {}
     for sentence in _SENTENCES.split(text):
-        found = _resolution_said(sentence)
-        if found is None:
-            continue
-        said, clause = found
-        for subject, key in _conditions_meant(sentence, said, clause, current):
-            out.setdefault((subject, key), FactExtraction(
-                action="update", subject=subject, key=key, value=said, evidence_msg_id=message.msg_id,
-                reason=f"condition said to be over: {said!r}"))
+        # the first resolution that names a stored condition ("mums scans came back clear,
+        # shes in remission": "clear" names none, "in remission" the one she has)
+        for said, clause in _resolutions_said(sentence):
+            meant = _conditions_meant(sentence, said, clause, current)
+            for subject, key in meant:
+                out.setdefault((subject, key), FactExtraction(
+                    action="update", subject=subject, key=key, value=said, evidence_msg_id=message.msg_id,
+                    reason=f"condition said to be over: {said!r}", subject_quote=_named_as(subject, text, current)))
+            if meant:
+                break
     return list(out.values())
 
 
-def _resolution_said(sentence: str) -> tuple[str, str] | None:
-    """The resolution ``sentence`` states and the clause saying it, or None (none, or asked,
-    hoped or negated)."""
+# how a pursuit ended, by family: the verb before the thing ("quit pottery", "passed my
+# driving test") or the thing before the phrase ("coriander grew on me", "deposit saved")
+_REACHED = ("goal", "skill")
+_GIVEN_UP = ("hobby", "likes")
+_ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], re.Pattern[str]], ...] = (
+    (_REACHED, re.compile(r"\b(?P<v>achieved|reached|passed|finished|completed|opened|hit|smashed|nailed)\b", re.I),
+     re.compile(r"\b(?P<v>done|achieved|reached|passed|finished|completed|opened|saved|smashed|nailed it)\b", re.I)),
+    (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|stopped|dropped|done with|no more|"
+                          r"(?<=\bim )over|(?<=\bi'm )over|(?<=\bam )over|(?<=\bso )over|(?<=\btotally )over)\b", re.I),
+     re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over)\b", re.I)),
+    (("dislikes",), re.compile(r"\b(?P<v>changed my mind)\b(?:\s+(?:about|on)\b)?", re.I),
+     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind)\b", re.I)),
+)
+# a goal ended without naming it ("did it!!!", "goal achieved"): the one stored goal, or the
+# one a word of the message names
+_GOAL_DONE = re.compile(r"\b(?:goal\s+(?P<g>achieved|reached|smashed|done)|(?P<d>did it|nailed it))\b", re.I)
+# a plan or a wish is not an ending ("want to quit", "gonna give up")
+_NOT_ENDED = re.compile(r"\b(?:want|wanna|gonna|going|plan|planning|thinking|think|should|shall|try|trying|"
+                        r"almost|nearly)\b", re.I)
+# words of a goal or pastime too plain to name one ("get", "learn": "learn to swim")
+_PLAIN = content_words("get make learn run go do have take start become try new old more less one k "
+                       "good better first own big")
+
+
+def ended_pursuits(text: str, message: Message,
+                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
+    """Updates giving each stored goal, skill, pastime, like or dislike ``text`` says is
+    reached, given up or over how it ended as value."""
+    out: dict[tuple[str, str], FactExtraction] = {}
+    for sentence in _SENTENCES.split(text):
+        for families, said, part, before in _endings_said(sentence):
+            for subject, key in _pursuits_meant(part, before, said, families, current):
+                out.setdefault((subject, key), _ended(subject, key, said, message).model_copy(
+                    update={"subject_quote": _named_as(subject, text, current)}))
+    for subject, key, said in _goal_done(text, current):
+        out.setdefault((subject, key), _ended(subject, key, said, message))
+    return list(out.values())
+
+
+def _ended(subject: str, key: str, said: str, message: Message) -> FactExtraction:
+    return FactExtraction(action="update", subject=subject, key=key, value=said,
+                          evidence_msg_id=message.msg_id, reason=f"said to be over: {said!r}")
+
+
+def _endings_said(sentence: str) -> list[tuple[tuple[str, ...], str, str, str]]:
+    """(families, the ending's words, the part naming the thing, the clause before the
+    ending) for each ending ``sentence`` states and does not ask, hope, plan or deny."""
+    found = []
+    for families, verb_first, thing_first in _ENDINGS:
+        for pattern, thing_after in ((verb_first, True), (thing_first, False)):
+            for match in pattern.finditer(sentence):
+                before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
+                if _NOT_SAID_OVER.search(before) or _NOT_ENDED.search(before) or after.rstrip().endswith("?"):
+                    continue
+                said = " ".join(match["v"].split()).casefold()
+                found.append((families, said, _object_of(after) if thing_after else " ".join(before.split()[-2:]),
+                              before))
+    return found
+
+
+def _object_of(after: str) -> str:
+    """The words after an ending verb up to a preposition or a new clause, which say what
+    ended ("quit [the salsa classes] so i ..."), not a later clause's or phrase's ("the rain
+    stopped so we played chess", "dropped the kids at football")."""
+    return " ".join(_OBJECT_ENDS.split(after, maxsplit=1)[0].split()[:4])
+
+
+def _pursuits_meant(part: str, before: str, said: str, families: tuple[str, ...],
+                    current: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The stored pursuits of ``families`` a word of ``part`` names, when they are the
+    pursuits of one person, the one ``before`` (the words before the ending) speaks of."""
+    words = content_words(part) - content_words(said) - _PLAIN
+    named = [(s, k) for (s, k), v in current.items()
+             if k.split(":", 1)[0] in families and v and (_condition_words(k, v) - _PLAIN) & words]
+    others = {w for s, _ in current if s != "user" for w in _person_words(s)}
+    named = [(s, k) for s, k in named if _ended_by(s, before, others) or _named_as(s, before, current)]
+    return named if len({s for s, _ in named}) == 1 else []
+
+
+def _ended_by(subject: str, before: str, others: set[str]) -> bool:
+    """Whether the words before an ending can name ``subject`` as who ended it: the speaker
+    when no one else is named there ("my sister quit pottery" is the sister's), anyone else
+    by their name or a third-person pronoun (or the word of their stored relation:
+    ``_named_as``)."""
+    words = content_words(before)
+    if subject != "user":
+        return _person_named(subject, words) or bool(_THIRD_PERSON.search(before))
+    return not (_THIRD_PERSON.search(before) or others & words or _RELATIVE_SAID.search(before)
+                or any(_someone_named(word) for word in _NAME.findall(before)))
+
+
+def _someone_named(word: str) -> bool:
+    """A capitalised word that can name a person ("Ravi"), not an opening word ("Finally")."""
+    return bool(content_words(word)) and not word.casefold().endswith("ly") and not _FIRST_PERSON.fullmatch(word)
+
+
+def _goal_done(text: str, current: dict[tuple[str, str], str]) -> list[tuple[str, str, str]]:
+    """A goal said to be reached without its words ("goal achieved!!", "did it!!! 3:52 at the
+    marathon"): the speaker's one stored goal, or the one goal a word of ``text`` names."""
+    match = _GOAL_DONE.search(text)
+    if match is None or _NOT_SAID_OVER.search(text[:match.start()]) or _NOT_ENDED.search(text[:match.start()]):
+        return []
+    goals = [(k, v) for (s, k), v in current.items() if s == "user" and k.startswith("goal") and v]
+    words = content_words(text) - _PLAIN
+    named = [(k, v) for k, v in goals if (_condition_words(k, v) - _PLAIN) & words]
+    chosen = named if named else goals if match["g"] else []
+    said = (match["g"] or match["d"]).casefold()
+    return [("user", chosen[0][0], said)] if len(chosen) == 1 else []
+
+
+def _resolutions_said(sentence: str) -> Iterator[tuple[str, str]]:
+    """Each resolution ``sentence`` states and the clause saying it (none asked, hoped or
+    negated)."""
     for match in _RESOLUTION.finditer(sentence):
-        if match["v"].casefold() == "normal" and not match[0].casefold().startswith(("is", "are", "was", "s", "'s", "back")):
-            continue  # "normal" alone is no resolution ("normal hearing")
+        if match["v"].casefold() in ("normal", "fine") and not match[0].casefold().startswith(
+                ("is", "are", "was", "s", "'s", "back")):
+            continue  # "normal" or "fine" alone is no resolution ("normal hearing", "fine print")
         before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
         if _SAYS_WHAT.match(after) and not match["v"].casefold().endswith("allergic"):
             continue  # "it's clear that my asthma is worse", "gone to the clinic": no resolution
         if _NOT_SAID_OVER.search(before) or after.rstrip().endswith("?"):
             continue
         value = " ".join(match["v"].split()).casefold()
-        return (f"back to {value}" if match["back"] else value), before + match[0] + after
-    return None
+        yield (f"back to {value}" if match["back"] else value), before + match[0] + after
 
 
 def _conditions_meant(sentence: str, said: str, clause: str,
@@ -90,7 +212,27 @@ def _conditions_meant(sentence: str, said: str, clause: str,
 
 
 def _condition_words(key: str, value: str) -> set[str]:
-    return (content_words(value) | content_words(key.partition(":")[2].replace("_", " "))) - _ANY_CONDITION
+    # a hyphenated word is typed joined too ("k-dramas", "kdramas")
+    joined = content_words(" ".join(word.replace("-", "") for word in value.split() if "-" in word))
+    return (content_words(value) | joined | content_words(key.partition(":")[2].replace("_", " "))) - _ANY_CONDITION
+
+
+def _named_as(subject: str, text: str, current: dict[tuple[str, str], str]) -> str:
+    """The word of ``text`` that names a person stored by name, when it is not their name:
+    the relation the speaker stored them under ("dads hip" for Lars, the stored dad)."""
+    words = content_words(text)
+    if "'s " in subject or subject == "user" or content_words(subject) <= words:
+        return ""
+    said = [word for (owner, key), value in current.items() if owner == "user" and value == subject
+            for word in _relation_words_of(key)]
+    return next((word for word in said if content_words(word) and content_words(word) <= words), "")
+
+
+def _relation_words_of(key: str) -> tuple[str, ...]:
+    family, _, thing = key.partition(":")
+    if family == "family":
+        return relation_words(thing.replace("_", " "))
+    return tuple(PARTNER_WORDS) if family == "partner" else tuple(CHILD_WORDS) if family == "child" else ()
 
 
 def _person_words(subject: str) -> set[str]:
@@ -98,8 +240,7 @@ def _person_words(subject: str) -> set[str]:
     relation ("user's mom": "mom", "mum", "mother" ...)."""
     if "'s " not in subject:
         return content_words(subject)
-    relation = subject.rpartition("'s ")[2]
-    return content_words(" ".join([relation, *(w for w, canon in RELATION_CANON.items() if canon == relation)]))
+    return content_words(" ".join(relation_words(subject.rpartition("'s ")[2])))
 
 
 def _person_named(subject: str, words: set[str]) -> bool:

@@ -211,13 +211,16 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
     (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b|"
      r"\b(?:i'm|i am|im) (?:not with \w+ any ?more|no longer with \w+)\b|"
-     r"\b(?:it's|its|it is) over (?:with|between)\b|\bback on the (?:dating )?apps\b", "single"),
+     r"\b(?:it's|its|it is) over (?:with|between)\b|\bback on the (?:dating )?apps\b|"
+     r"\b(?:i'm|i am) (?:still )?not married\b", "single"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:split(?: up)?|broke up|"
      r"broken up|called it off)\b", "single"),
     (r"\bmy (?:wife|wifey|husband|hubby|hubs|spouse)\b(?!-to-be)|(?<!ex-)(?<!ex )(?<!late )\b(?:wife|husband|hubby) (?:and|&) (?:i|me)\b",
      "married"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
-     r"|\bhusband and wife\b|(?:^\W*|[.!,;]\s*)(?:we did it\W+)?(?:just |finally |officially )?(?:tied the knot|got hitched)\b",
+     r"|\bhusband and wife\b|(?:^\W*|[.!,;]\s*)(?:we did it\W+)?(?:just |finally |officially )?(?:tied the knot|got hitched)\b"
+     # "remarried last weekend!!", "i got remarried in june"
+     r"|(?:^\W*|\b(?:i|we)(?:'ve| have)? )(?:just |finally |officially )?(?:got )?remarried\b",
      "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
      r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
@@ -226,7 +229,9 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
      r"(?:girlfriend|boyfriend|gf|bf)\b|\b(?:i'm|i am|i've been) (?:now )?(?:seeing|dating) "
      r"(?:someone|somebody|a (?:guy|girl|man|woman))\b|\b(?:not|no longer) single\b|"
-     r"\b(?:i've been|i have been) (?:seeing|dating) (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|"
+     # (the name is looked at, not taken: it is the partner's value, "dating" the status's)
+     r"\b(?:i've been|i have been|i'm|i am) (?:now |currently )?(?:seeing|dating)"
+     r"(?= (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|$)|"
      # the "I" dropped at the start of a message: "seeing someone, early days", "taken, happily in a relationship"
      r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
      r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b|"
@@ -244,7 +249,8 @@ OTHERS_STATUS = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, 
      r"\b(?:has|got) an? (?:new )?(?:bf|gf|boyfriend|girlfriend)\b|\b(?:no longer|not) single\b", "dating"),
     (r"\b(?:tied the knot|eloped|got hitched|got married|remarried|(?:is|are) married now)\b", "married"),
     (r"\b(?:got engaged|(?:is|are) (?:now )?engaged|popped the question)\b", "engaged"),
-    (r"\b(?:called it off|broke up|split up|single again|(?:is|are) single now|got dumped)\b", "single"),
+    (r"\b(?:called it off|broke up|split up|single again|(?:is|are) single now|got dumped)\b|"
+     r"\b(?:is|are|'s|s) (?:still )?not married\b|\bunmarried\b", "single"),
     (r"\b(?:are|is) (?:divorcing|separating|getting divorced|separated)\b|\blive apart\b", "separated"),
     (r"\b(?:got divorced|divorce (?:is|was) final|(?:is|are) (?:now |officially |finally )?divorced)\b", "divorced"),
     (r"\blost (?:his|her|their) (?:wife|husband|spouse)\b|\bwidowed\b", "widowed"),

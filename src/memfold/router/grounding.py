@@ -37,6 +37,11 @@ def _quoted(fact: FactExtraction, message: Message) -> bool:
     return len(quote) > 3 and quote in " ".join(message.text.split()).casefold()
 
 
+def _said_verbatim(value: str, message: Message) -> bool:
+    words = " ".join(value.split()).casefold()
+    return len(words) > 3 and re.search(rf"\b{re.escape(words)}\b", " ".join(message.text.split()).casefold()) is not None
+
+
 def grounding_problem(fact: FactExtraction, message: Message, retired: str = "") -> str | None:
     """Why ``fact`` is not supported by ``message``'s words, or None when it is. Words of
     ``retired`` (the value the same decision retires for it) count as said for an added
@@ -53,7 +58,9 @@ def grounding_problem(fact: FactExtraction, message: Message, retired: str = "")
             return f"deleted value {fact.value!r} is not named in the message"
         if not value_words and not _NEGATION.search(message.text):
             return "delete without any negation in the message"
-    elif not value_words:
+    elif not value_words and not _said_verbatim(fact.value, message):
+        # (a value of function words alone stands only as the message's own words: "no
+        # more", "did it" for how a pastime or a goal ended)
         return f"value {fact.value!r} has no content words"
     elif not value_words <= said and not _normalised_quote(fact, said):
         missing = sorted(value_words - said)
