@@ -249,9 +249,10 @@ def _person_named(subject: str, words: set[str]) -> bool:
 
 def _spoken_of(subject: str, clause: str, words: set[str], others: set[str]) -> bool:
     """Whether ``clause`` can be about ``subject``: the speaker needs a first-person word or
-    no one else spoken of (no third-person word, known person or capitalised name after the
-    first word), anyone else their name, their relation's word or a third-person pronoun."""
+    no one else spoken of (no third-person word, known person or name after the first word:
+    ``_someone_named``), anyone else their name, their relation's word or a third-person pronoun."""
     if subject == "user":  # "wrist is healed" is the speaker's, "Tobi's wrist is healed" is not
         return bool(_FIRST_PERSON.search(clause)) or not (
-            _THIRD_PERSON.search(clause) or others & words or _NAME.search(clause.lstrip()[1:]))
+            _THIRD_PERSON.search(clause) or others & words
+            or any(_someone_named(word) for word in _NAME.findall(clause.lstrip()[1:])))
     return _person_named(subject, words) or bool(_THIRD_PERSON.search(clause))

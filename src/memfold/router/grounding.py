@@ -33,13 +33,14 @@ def _normalised_quote(fact: FactExtraction, said: set[str]) -> bool:
 def _quoted(fact: FactExtraction, message: Message) -> bool:
     """The extractor quotes the words of the message that retire the value unnamed ("new goal
     is", "moved on to")."""
-    quote = " ".join(fact.quote.split()).casefold()
-    return len(quote) > 3 and quote in " ".join(message.text.split()).casefold()
+    return _said_verbatim(fact.quote, message)
 
 
-def _said_verbatim(value: str, message: Message) -> bool:
-    words = " ".join(value.split()).casefold()
-    return len(words) > 3 and re.search(rf"\b{re.escape(words)}\b", " ".join(message.text.split()).casefold()) is not None
+def _said_verbatim(phrase: str, message: Message) -> bool:
+    """``phrase`` (longer than three letters) is the message's own words, whole words at each end."""
+    words = " ".join(phrase.split()).casefold()
+    text = " ".join(message.text.split()).casefold()
+    return len(words) > 3 and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text) is not None
 
 
 def grounding_problem(fact: FactExtraction, message: Message, retired: str = "") -> str | None:
