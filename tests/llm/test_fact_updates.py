@@ -578,6 +578,7 @@ def test_someone_elses_relationship_news_is_not_the_speakers_status(text: str) -
     ({("Lukas", "age"): "15"}, "Lukas had his birthday yesterday - he's 16 now", ("Lukas", "16")),
     ({("Lars", "age"): "89"}, "Grandpa Lars celebrated his 90th birthday on Saturday", ("Lars", "90")),
     ({("user", "age"): "29"}, "well. the big three-oh happened on saturday and i survived lol", ("user", "30")),
+    ({("user", "age"): "40"}, "last friday was my 41st bday, spent it on night shift", ("user", "41")),
     # an age read this way only grows, by a few years: not a correction, not someone unnamed
     ({("Lina", "age"): "7"}, "lina turned five in that photo", None),
     ({("Lina", "age"): "7"}, "my niece just turned eight", None),
@@ -642,6 +643,9 @@ def test_a_stored_persons_status_from_news_about_them(stored: dict[tuple[str, st
     ({("user", "family:landlord"): "Mr Kowalski"}, "were renting from some guy called steven now", "Steven"),
     ({("user", "family:dentist"): "Dr Ahmed"}, "my dentist retired, new dentist is dr mbeki", "dr mbeki"),
     ({("user", "family:dentist"): "Dr Ahmed"}, "I love my dentist", None),
+    # a first name and a surname; a role stored in more words, said by its last ("line manager")
+    ({("user", "family:sexton"): "Hamid"}, "hamid moved away, our new sexton is Ruth Okafor", "Ruth Okafor"),
+    ({("user", "family:line_manager"): "Gwen"}, "gwen left, new manager is Tariq", "Tariq"),
 ])
 def test_someone_new_in_a_stored_role(stored: dict[tuple[str, str], str], text: str, expected: str | None) -> None:
     from memfold.llm.facts import role_successor

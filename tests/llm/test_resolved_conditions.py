@@ -56,6 +56,17 @@ def _ended_said(text: str, stored: dict[tuple[str, str], str]) -> list[tuple[str
      ("Ama", "health:bad_knee", "walking fine")),
     ("my back is fine now after the physio", {("user", "health:back_pain"): "back pain"},
      ("user", "health:back_pain", "fine")),
+    # the resolution in the clause that names the condition, not an earlier one ("normal")
+    ("iron levels are normal again and the rheumatologist says the lupus is in remission",
+     {("user", "health:lupus"): "lupus"}, ("user", "health:lupus", "in remission")),
+    # a word of degree is the speaker's too
+    ("my hay fever is pretty much gone this year", {("user", "allergy:hay_fever"): "hay fever"},
+     ("user", "allergy:hay_fever", "pretty much gone")),
+    ("retested last week, im not allergic to latex anymore", {("user", "allergy:latex"): "latex"},
+     ("user", "allergy:latex", "not allergic anymore")),
+    # a clause naming no one ("the allergy is gone") is about whom the sentence names
+    ("Great news, Kofi ate peanuts at the party, the allergy is gone",
+     {("Kofi", "allergy:peanuts"): "peanuts", ("user", "allergy:cats"): "cats"}, ("Kofi", "allergy:peanuts", "gone")),
 ])
 def test_a_stored_condition_said_to_be_over_takes_the_resolution(
         text: str, stored: dict[tuple[str, str], str], expected: tuple[str, str, str]) -> None:
@@ -107,6 +118,14 @@ def test_how_it_ended_replaces_the_rereading_and_is_grounded(
     out = replaced_siblings([fact], message, stored)
     assert [(f.action, f.subject, f.key, f.value) for f in out] == [expected]
     assert all(grounding_problem(f, message) is None for f in out)
+
+
+def test_a_condition_said_over_keeps_its_key_where_a_rule_would_delete_it() -> None:
+    text = "retested last week, im not allergic to latex anymore"
+    message, stored = _message(text), {("user", "allergy:latex"): "latex"}
+    deleted = FactExtraction(action="delete", subject="user", key="allergy:latex", value="latex", evidence_msg_id="m1")
+    out = replaced_siblings([deleted], message, stored)
+    assert [(f.action, f.key, f.value) for f in out] == [("update", "allergy:latex", "not allergic anymore")]
 
 
 @pytest.mark.parametrize(("text", "stored", "expected"), [

@@ -379,10 +379,13 @@ _JOB_HEADS = frozenset("chef owner nurse pm intern student engineer guard driver
 _NOT_EMPLOYERS = frozenset("home work school uni college church the gym".split())
 
 
-_CASUAL_START = r"(?:^|[,.!;:]\s*|\b(?:and|so|but|now|just|finally|officially|i|i'm|i am|i've)\s+)"
+# (an emoji ends a clause too: "last day at cdpr 😭 starting at techland monday")
+_CASUAL_START = (r"(?:^|[,.!;:\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]\s*|"
+                 r"\b(?:and|so|but|now|just|finally|officially|i|i'm|i am|i've)\s+)")
 _NEW_EMPLOYER = (
     r"(?:the )?(?P<v>[\w&'.-]+(?: (?!(?:on|in|as|at|next|this|last|from|and|but|so|for)\b)[\w&'.-]+){0,3}?)"
     r"(?=\s+(?:on|in|as|next|this|last|today|tomorrow|tommorow|tmrw|from|and|but|so|lol|eek|yay|after|"
+    r"done|finished|over|complete|completed|survived|went|was|is|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\s*[.,!?;:)]|\s*$)")
 _NOT_NEW_EMPLOYERS = _NOT_EMPLOYERS | frozenset(
     "gym office kindergarten nursery daycare preschool camp team club choir class classes course "
@@ -962,7 +965,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     # casual starts, the subject dropped and the name typed lower case: "first day at bosch
     # tomorrow", "last day at zalando, starting at n26 on monday", "took a post at the University
     # of York"; words that can only mean a job make the reading specific
-    (_CASUAL_START + r"(?P<job>(?:first|1st) day (?:at|with)|new (?:job|role|position|gig) (?:at|with)|"
+    (_CASUAL_START + r"(?P<job>(?:first|1st) (?:day|week) (?:at|with)|new (?:job|role|position|gig) (?:at|with)|"
      r"(?:took|taken|accepted|got|landed) (?:a |the |my )?(?:new )?(?:job|post|position|role|offer) "
      r"(?:at|with|from)|signed (?:my |the )?(?:offer|contract) with)\s+" + _NEW_EMPLOYER, _casual_employer, 2.5),
     (_CASUAL_START + r"(?:starting|started|start|joined|joining) (?:at |with )?" + _NEW_EMPLOYER,
@@ -1099,7 +1102,10 @@ def _status_statements(sentence: str, speaker: str) -> list[Found]:
     if said and not said[-1].lower().startswith("my ") and (
             _THIRD_PERSON.search(sentence) or _OTHER_PERSON_LEADS.match(sentence)) \
             and not _SPEAKER_AS_SUBJECT.search(sentence.replace(said[-1], "")):
-        said = [phrase for phrase in said if phrase.lower().startswith("my ")]
+        # (but "i proposed and she said yes", "been seeing Kwame, hes ..." are the speaker's own news)
+        opening = re.sub(r"^\W+", "", sentence).lower()
+        said = [phrase for phrase in said if phrase.lower().startswith("my ") or _SPEAKER_AS_SUBJECT.match(phrase)
+                or opening.startswith(phrase.lower())]
     return [Found(speaker, "relationship_status", said[-1], SPECIFIC_RULE)] if said else []
 
 
@@ -1652,7 +1658,8 @@ _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?
 # relative of theirs ("bf is allergic to shellfish, like epipen level allergic, so ...")
 _GIVEN_UP_OPENING = re.compile(r"^\W*(?:(?:not|no longer)\b[^.!?;]*?\b(?:anymore|any more)\b|"
                                r"not (?:really |that )?(?:into|a (?:big |huge )?fan of)\b)", re.IGNORECASE)
-_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b|^\W*were\b", re.IGNORECASE)  # "were" typed for "we're"
+# "were" typed for "we're", where no subject comes before it ("house came through, were in leeds now")
+_FIRST_PERSON_GATE = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b|(?:^|[,;:!])\W*were\b", re.IGNORECASE)
 _PAST_WORDS = frozenset(IRREGULAR_PAST.split("|"))
 _NOT_NAMES = frozenset(
     "sorry glad happy fine good great okay ok here back home sure tired excited done ready "
@@ -1794,6 +1801,7 @@ def _best_per_slot(sentences: list[str], per_sentence: list[list[Found]], speake
         found = [_owned_by_clause(f, sentence, speaker) for f in found]
         found = [_pronoun_owned_relation(f, sentence, " ".join(sentences[:n]), people, stored or {}) for f in found]
         owner = clause_owner(sentence, speaker) or _only_person_named(sentence, people)
+        found = [f for f in map(_without_when, found) if f is not None]
         for item in (i for i in found if _plausible(i) and not _names_someone_else(i, sentence)):
             item = _hobby_as_activity(_about_known_person(item, sentence, people, " ".join(sentences[:n])))
             slot = (item.subject, item.key)
@@ -1825,6 +1833,8 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _whole_place(best, text)
     best = _with_region(best, text)
     best = _name_of_the_relation(best, text, speaker)
+    best = _role_of_named_person(best, text, speaker)
+    best = _role_said_to_be(best, text, speaker)
     best = _pets_own_clause(best, text, speaker)
     best = _job_said_with_as(best, text)
     best = _no_past_job(best, text)
@@ -2275,6 +2285,55 @@ def _name_of_the_relation(best: dict[tuple[str, str], Found], text: str, speaker
     return best
 
 
+# "my apprentice Levan is 19", "our churchwarden, margaret, ...": the word between "my" and a
+# person the message tells of is how they are the speaker's, whatever the role
+_ROLE_BEFORE = r"\b(?i:my|our)\s+(?:(?i:new|old|former)\s+)?(?P<role>[a-z]{{3,}}(?:[ -][a-z]{{3,}})?),?\s+(?i:{name})\b"
+_NOT_A_ROLE = frozenset("new old dear little lovely poor favourite favorite own late first second third last other "
+                        "car bike van truck phone laptop house flat boat horse".split())
+
+
+def _role_of_named_person(best: _Slots, text: str, speaker: str) -> _Slots:
+    """A person the message tells of by name, whom no reading relates to the speaker, is the
+    speaker's whatever role word comes between "my" and the name ("family:apprentice")."""
+    related = {item.value.casefold() for (subject, key), item in best.items()
+               if subject == speaker and key.partition(":")[0] in ("family", "child", "partner", "pet")}
+    for subject in {subject for subject, _ in best if subject != speaker and "'s " not in subject}:
+        if subject.casefold() in related:
+            continue
+        m = re.search(_ROLE_BEFORE.format(name=re.escape(subject)), standard_spelling(text))
+        role = m["role"] if m else ""
+        if not role or role in _NOT_A_ROLE or role.split()[-1] in PET_CANON or re.fullmatch(_PETS, role.split()[-1]):
+            continue
+        key = ("partner" if role in PARTNER_WORDS else f"child:{slug(subject)}" if role in CHILD_WORDS
+               else f"family:{slug(canonical_relation(role), max_words=2)}")
+        best.setdefault((speaker, key), Found(speaker, key, subject, 2.0))
+    return best
+
+
+# "our new churchwarden is Tom Pengelly": a name said to be someone's role, not the speaker's name
+_ROLE_IS = r"\b(?i:my|our)\s+(?:(?i:new)\s+)?(?P<role>[a-z]{{3,}}(?:[ -][a-z]{{3,}})?)\s+(?i:is|'s)\s+(?i:{name})\b"
+
+
+def _role_said_to_be(best: _Slots, text: str, speaker: str) -> _Slots:
+    """A "name" read from "my|our ROLE is NAME" (the speaker's, or a person's the sentence
+    names) is the name of whoever has that role."""
+    for subject, key in [slot for slot in best if slot[1] == "name"]:
+        item = best[(subject, key)]
+        m = re.search(_ROLE_IS.format(name=re.escape(item.value)), standard_spelling(text))
+        if m is None or m["role"].split()[-1].endswith(("name", "names")) or m["role"] in _NOT_A_ROLE:
+            continue
+        role = m["role"]
+        key = ("partner" if role in PARTNER_WORDS else f"child:{slug(item.value)}" if role in CHILD_WORDS
+               else f"family:{slug(canonical_relation(role), max_words=2)}")
+        del best[(subject, "name")]
+        best.setdefault((speaker, key), replace(item, subject=speaker, key=key))
+        job = best.get((subject, "job"))  # "..., a retired farmer" after the name is theirs
+        if job and re.search(rf"{re.escape(item.value)},?\s+(?i:an?)\s+{re.escape(job.value)}", text, re.I):
+            del best[(subject, "job")]
+            best.setdefault((item.value, "job"), replace(job, subject=item.value))
+    return best
+
+
 # a one-word place the tagger cut from a lower-case two-word name ("moved to tel aviv for his
 # new job": "tel"); the word after it ends the place when it is one of these
 _PLACE_ENDS = frozenset("""for with and but so since because last this next now lol haha to in at on my our the is was
@@ -2286,12 +2345,13 @@ _PLACE_AFTER = re.compile(r"\s+(?P<word>[^\W\d_][\w'-]*)")
 
 
 def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
-    """A home read as the first of two lower-case words after "to", "in" or "from" is both
-    words ("tel aviv", "buenos aires"), and the second word read as another fact is dropped."""
+    """A home read as the first of two lower-case words after "to", "in" or "from" or opening a
+    clause is both words ("tel aviv", "buenos aires"), and the second word read as another fact is dropped."""
     for slot, item in list(best.items()):
         if slot[1] not in ("location", "hometown") or " " in item.value or "," in item.value:
             continue
-        said = re.search(rf"\b(?:to|in|from|near) ({re.escape(item.value.lower())})\b", text)  # lower case only
+        # (lower case only; or opening a clause: "got the keys!! amsterdam noord now")
+        said = re.search(rf"(?:\b(?:to|in|from|near) |(?:^|[.!?,;])\W*)({re.escape(item.value.lower())})\b", text)
         after = _PLACE_AFTER.match(text, said.end(1)) if said else None
         word = after["word"] if after else ""
         if not word or word.lower() in _PLACE_ENDS | _PAST_WORDS or word.endswith(("ly", "ing", "ed")) \
@@ -2930,6 +2990,25 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
     return out
 
 
+# "birdwatching on sundays", "the fog in the mornings", "the Tigers very much": when or how much
+# one likes a thing is no part of it; "since childhood" alone is no thing at all
+_TASTE_FAMILIES = ("likes", "dislikes", "hobby")
+_WHEN_OR_HOW_MUCH = re.compile(
+    r"\s+(?:(?:on|in|at|during|every|each)\s+(?:the\s+)?(?:weekends?|weekdays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+    r"mornings?|evenings?|afternoons?|nights?|summers?|winters?|days off|holidays)|very much|so much|a lot)"
+    r"(?:\s+(?:ngl|tbh|lol|honestly|haha|tho|though))*$", re.IGNORECASE)
+
+
+def _without_when(item: Found) -> Found | None:
+    family = item.key.partition(":")[0]
+    if family not in _TASTE_FAMILIES:
+        return item
+    if re.match(r"(?:since|for|every|on|in)\b", item.value, re.IGNORECASE):
+        return None
+    value = _WHEN_OR_HOW_MUCH.sub("", item.value).strip()
+    return item if value == item.value or not value else replace(item, key=f"{family}:{slug(value)}", value=value)
+
+
 # "I can solve a rubiks cube in under a minute", "i can juggle": the tagger marks the verb
 # alone; the skill is the verb with its object, or the activity when it has none
 _CAN_DO = r"\bcan (?:also |even |actually )?{verb}(?P<rest>(?: (?!(?:in under|under|at|like|for|when|if|but|and|so|" \
@@ -3099,7 +3178,8 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         # ...or drops its "I" ("got a Garmin Forerunner for running", 4 of the held-out routing
         # sets' 1,219 sentences), or names a stored thing ("ipads gone, on a galaxy tab now")
         if (not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS
-                and not _SUBJECT_DROPPED.match(sentence) and not _OWN_FIELD.search(sentence)
+                and not _SUBJECT_DROPPED.match(sentence) and not _PRESENT_DROPPED.match(sentence)
+                and not _OWN_FIELD.search(sentence)
                 and not _opens_with_own_role(sentence) and not _GIVEN_UP_OPENING.match(sentence)
                 and clause_owner(sentence, known.speaker if known else "user") is None
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
@@ -3123,6 +3203,9 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     # initials only where a relative's name stands: first word, or after "my"/"the"/"our")
     # "were engaged, wedding next year": a sentence opening "were" and no question is "we're"
     (r"^(?!" + WERE_ASKS + r")were ", "we're "),
+    # ...and so does "were" opening a clause after a comma ("the flat came through, were in leeds now")
+    (r"(?<=[,;:!] )(?!" + WERE_ASKS + r")were (?=in|at|on|now|moving|moved|living|staying|back|based|off|renting)\b",
+     "we're ", ["were"]),
     # "honestly id call myself a quaker now": "I'd" typed without its apostrophe
     (r"\bid (call|say|rather|love|like|prefer|never|probably|describe|consider)\b", r"i'd \1", ["id "]),
     # "dont eat meat anymore 🌱": the "I" dropped before a habit denied
@@ -3355,6 +3438,13 @@ def states_own_state(text: str) -> bool:
 _SUBJECT_DROPPED = re.compile(
     r"^\W*" + _DISCOURSE + r"(?:(?:just|finally|officially|recently|already|also)\s+)*(?:[a-z]{2,}ed|can't|cant|cannot|"
     + IRREGULAR_PAST + r")\b(?!\s+(?:by|to be)\b)", re.IGNORECASE)
+
+# ...or a present-tense statement with its "I" dropped ("drive a 2014 nissan sunny, nothing
+# fancy but ...", "allergic to wasps, carry an epipen ...", "38 y/o, live in elk grove ...")
+_PRESENT_DROPPED = re.compile(
+    r"^\W*(?:(?:also|still|now|currently)\s+)?(?:(?:drive|teach|work|live|own|speak|ride)\s+(?!(?:me|us|him|her|them|you|it)\b)\w|"
+    r"(?:allergic|intolerant)\s+to\b|\d{1,3}\s*(?:y/?o|yrs?\s+old|years\s+old)\b|"
+    r"(?:(?:first|1st|last)\s+(?:day|week|shift)|starting|started|joined|joining)\s+(?:at|with)\b)", re.IGNORECASE)
 
 
 def states_own_fact(clause: str) -> bool:
@@ -3702,7 +3792,8 @@ _AGE_REACHED = re.compile(
     r"|\b(?P<who3>[a-z]+)(?:'s| is|s)\s+(?:now\s+)?" + _AGE_SAID.replace("age", "age3")
     + r"(?:\s+years? old)?\s+now\b"
     r"|(?:^|[,.!]\s*|\bso\s+)" + _AGE_SAID.replace("age", "age4") + r"\s+now\b"
-    r"|\b(?:celebrated|had|celebrating|having)\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+birthday"
+    r"|\b(?:celebrated|had|celebrating|having|was)\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+"
+    r"(?:birthday|bday)"
     r"|(?:\b(?P<who6>[a-z]+)\s+(?:just\s+)?(?:hit|reached|turned)\s+)?\bthe\s+big\s+"
     r"(?P<age6>(?:three|four|five|six|seven|eight|nine)[- ]?oh)\b)",
     re.IGNORECASE)
@@ -3770,7 +3861,9 @@ _SUCCESSOR = (
         r"\brenting from (?:some |a |this )?(?:guy|woman|man|lady|bloke|company|couple)? ?(?:called |named )?"
         + _PERSON_WORD, re.IGNORECASE)),
 )
-_TITLED_PERSON = r"(?P<name>(?:dr|mr|mrs|ms|miss|prof)\.? [^\W\d_][\w'-]+|" + _PERSON_WORD[len("(?P<name>"):]
+_TITLED_PERSON = (r"(?P<name>(?:dr|mr|mrs|ms|miss|prof)\.? [^\W\d_][\w'-]+|"
+                  r"(?-i:[A-Z][^\W\d_]+ [A-Z][\w'-]+)|"  # a first name and a surname ("Tom Pengelly")
+                  + _PERSON_WORD[len("(?P<name>"):])
 # "switched therapists, seeing dr. lindqvist now", "new dentist is dr mbeki": any stored role
 _NEW_ROLE = (r"\b(?:new|switched|changed|different)\s+(?:{role})s?\b[^.?!]*?\b(?:is|seeing|with|called|named|now)\s+"
              + _TITLED_PERSON)
@@ -3855,7 +3948,9 @@ def _new_in_role(text: str, speaker: str, current: dict[tuple[str, str], str],
         role = key.partition(":")[2]
         if subject != speaker or not key.startswith("family:") or not role:
             continue
-        m = re.search(_NEW_ROLE.format(role=re.escape(role).replace("_", "[ _]")), text, re.IGNORECASE)
+        *first, head = role.split("_")  # "ward_manager" is said "new manager" too
+        said = (rf"(?:{'[ _]'.join(map(re.escape, first))}[ _])?" if first else "") + re.escape(head)
+        m = re.search(_NEW_ROLE.format(role=said), text, re.IGNORECASE)
         if m and _folded(m["name"]) != _folded(old):
             return [_to_extraction(Found(speaker, key, m["name"], 3.0), message)]
     return []
@@ -4230,18 +4325,21 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
 def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
                       current: dict[tuple[str, str], str]) -> tuple[list[FactExtraction], set[tuple[str, str]]]:
     """``facts`` with each stored condition or pursuit said to be over given how it ended,
-    unless a fact already retires it, and the slots resolved; a re-reading of the resolved condition
-    ("allergy:peanut" from "outgrown the peanut allergy") is no new condition and goes."""
+    and the slots resolved. A condition over keeps its key even where a fact would delete it
+    ("not allergic to cats anymore"); a pursuit a fact already retires stays retired. A
+    re-reading of the resolved condition ("allergy:peanut" from "outgrown the peanut allergy")
+    is no new condition and goes."""
     touched = {(f.subject, f.key) for f in facts if f.action == "delete"}
-    resolutions = [r for r in [*resolved_conditions(text, message, current), *ended_pursuits(text, message, current)]
-                   if (r.subject, r.key) not in touched]
+    resolutions = [*resolved_conditions(text, message, current),
+                   *(r for r in ended_pursuits(text, message, current) if (r.subject, r.key) not in touched)]
     if not resolutions:
         return facts, set()
     resolved_words = {(r.subject, r.key.partition(":")[0]): content_words(current[(r.subject, r.key)])
                       for r in resolutions}
-    kept = [f for f in facts if f.action == "delete" or not content_words(f.value) & resolved_words.get(
-        (f.subject, f.key.partition(":")[0]), set())]
     slots = {(r.subject, r.key) for r in resolutions}
+    kept = [f for f in facts if (f.action == "delete" and (f.subject, f.key) not in slots)
+            or (f.action != "delete" and not content_words(f.value) & resolved_words.get(
+                (f.subject, f.key.partition(":")[0]), set()))]
     return [*(f for f in kept if (f.subject, f.key) not in slots), *resolutions], slots
 
 

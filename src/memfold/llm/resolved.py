@@ -27,7 +27,8 @@ from memfold.models import FactExtraction, Message
 RESOLVED_FAMILIES = ("health", "allergy")
 # the resolution's words, as they become the value ("is normal now": "normal")
 _RESOLUTION = re.compile(
-    r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?P<v>(?:(?:fully|completely|totally|all)\s+)?"
+    r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?P<v>(?:(?:fully|completely|totally|all|basically|"
+    r"pretty much|100%)\s+)?"
     r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|"
     r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|fine)|"
     # an allergy a test disproved or that went ("no longer allergic to sulfa"): allergies only
@@ -46,6 +47,8 @@ _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 _RELATIVE_SAID = re.compile(rf"\b(?:my|our)\s+(?:{'|'.join(sorted(map(re.escape, RELATION_WORDS)))})\b", re.I)
 _OBJECT_ENDS = re.compile(r"\b(?:so|and|but|because|cause|cuz|coz|when|then|to|since|after|as|while|which|"
                           r"at|in|on|for|with|from|of|by|near|into)\b", re.I)
+_CONJUNCTIONS = re.compile(r"\b(?:and|but|so|because|cause|though|although|while)\b", re.IGNORECASE)
+_ANYMORE = re.compile(r"\b(?:anymore|any more)\b", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+but\s+|;\s*")
 
 
@@ -54,17 +57,26 @@ def resolved_conditions(text: str, message: Message,
     """Updates giving each stored condition ``text`` says is over its resolution as value."""
     out: dict[tuple[str, str], FactExtraction] = {}
     for sentence in _SENTENCES.split(text):
-        # the first resolution that names a stored condition ("mums scans came back clear,
-        # shes in remission": "clear" names none, "in remission" the one she has)
-        for said, clause in _resolutions_said(sentence):
-            meant = _conditions_meant(sentence, said, clause, current)
-            for subject, key in meant:
-                out.setdefault((subject, key), FactExtraction(
-                    action="update", subject=subject, key=key, value=said, evidence_msg_id=message.msg_id,
-                    reason=f"condition said to be over: {said!r}", subject_quote=_named_as(subject, text, current)))
-            if meant:
-                break
+        for subject, key, said in _first_resolution(sentence, current):
+            out.setdefault((subject, key), FactExtraction(
+                action="update", subject=subject, key=key, value=said, evidence_msg_id=message.msg_id,
+                reason=f"condition said to be over: {said!r}", subject_quote=_named_as(subject, text, current)))
     return list(out.values())
+
+
+def _first_resolution(sentence: str, current: dict[tuple[str, str], str]) -> list[tuple[str, str, str]]:
+    """The stored conditions ``sentence`` resolves and how: the first resolution whose own
+    clause names one ("sugar is normal now, diabetes is in remission": "in remission"), else
+    the first one any word of the sentence names ("mums scans came back clear, shes in
+    remission": "clear" names none, "in remission" the one she has)."""
+    said_in = list(_resolutions_said(sentence))
+    for naming in ("clause", "sentence"):
+        for said, clause in said_in:
+            meant = _conditions_meant(_part_saying(said, clause) if naming == "clause" else sentence,
+                                      said, clause, current)
+            if meant:
+                return [(subject, key, said) for subject, key in meant]
+    return []
 
 
 # how a pursuit ended, by family: the verb before the thing ("quit pottery", "passed my
@@ -177,6 +189,13 @@ def _goal_done(text: str, current: dict[tuple[str, str], str]) -> list[tuple[str
     return [("user", chosen[0][0], said)] if len(chosen) == 1 else []
 
 
+def _part_saying(said: str, clause: str) -> str:
+    """The part of ``clause`` between conjunctions that says ``said`` ("the lupus is in
+    remission" of "levels are normal and the lupus is in remission")."""
+    parts = _CONJUNCTIONS.split(clause)
+    return next((part for part in parts if said.split()[-1] in part.casefold()), clause)
+
+
 def _resolutions_said(sentence: str) -> Iterator[tuple[str, str]]:
     """Each resolution ``sentence`` states and the clause saying it (none asked, hoped or
     negated)."""
@@ -190,6 +209,8 @@ def _resolutions_said(sentence: str) -> Iterator[tuple[str, str]]:
         if _NOT_SAID_OVER.search(before) or after.rstrip().endswith("?"):
             continue
         value = " ".join(match["v"].split()).casefold()
+        if value.startswith("not ") and _ANYMORE.search(after):
+            value += " anymore"  # "not allergic to cats anymore": "not allergic" alone is a denial
         yield (f"back to {value}" if match["back"] else value), before + match[0] + after
 
 
@@ -207,8 +228,15 @@ def _conditions_meant(sentence: str, said: str, clause: str,
         if len({s for s, _ in named}) != 1 or len(named) != 1:
             return []
     others = {w for s, _ in current if s != "user" for w in _person_words(s)}
+    if not _names_anyone(clause, others):  # "Haruto can eat eggs now, the allergy is gone": Haruto's
+        clause = sentence
     named = [(s, k) for s, k in named if _spoken_of(s, clause, content_words(clause), others)]
     return named if len({s for s, _ in named}) == 1 else []
+
+
+def _names_anyone(clause: str, others: set[str]) -> bool:
+    return bool(_FIRST_PERSON.search(clause) or _THIRD_PERSON.search(clause) or others & content_words(clause)
+                or any(_someone_named(word) for word in _NAME.findall(clause.lstrip()[1:])))
 
 
 def _condition_words(key: str, value: str) -> set[str]:
@@ -252,7 +280,5 @@ def _spoken_of(subject: str, clause: str, words: set[str], others: set[str]) -> 
     no one else spoken of (no third-person word, known person or name after the first word:
     ``_someone_named``), anyone else their name, their relation's word or a third-person pronoun."""
     if subject == "user":  # "wrist is healed" is the speaker's, "Tobi's wrist is healed" is not
-        return bool(_FIRST_PERSON.search(clause)) or not (
-            _THIRD_PERSON.search(clause) or others & words
-            or any(_someone_named(word) for word in _NAME.findall(clause.lstrip()[1:])))
+        return bool(_FIRST_PERSON.search(clause)) or not _names_anyone(clause, others)
     return _person_named(subject, words) or bool(_THIRD_PERSON.search(clause))

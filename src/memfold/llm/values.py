@@ -223,7 +223,7 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      r"|(?:^\W*|\b(?:i|we)(?:'ve| have)? )(?:just |finally |officially )?(?:got )?remarried\b",
      "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
-     r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b(?=.*\bsaid yes\b)|"
+     r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b.{0,80}?\bsaid yes\b|"
      r"\b(?:she|he) said yes\b.*?(?:\U0001f48d|\bring\b)|(?:\U0001f48d.*)\b(?:she|he) said yes\b|"
      r"\bproposed\b.{0,80}?\bi said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
@@ -234,6 +234,8 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      r"(?= (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|$)|"
      # the "I" dropped at the start of a message: "seeing someone, early days", "taken, happily in a relationship"
      r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
+     r"^\W*(?:been|now|currently) (?:seeing|dating)(?= (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|$)|"
+     r"\b(?:we've|we have|we're|we are) (?:been )?seeing each other\b|"
      r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b|"
      r"^\W*(?:(?:i|so i) )?(?:just |finally )?met someone\b|"
      r"\b(?:we|we've|we have) (?:just |finally )?made it (?:facebook |insta |instagram )?official\b", "dating"),
