@@ -1471,3 +1471,43 @@ def test_a_home_said_without_a_subject(text: str, place: str) -> None:
 ])
 def test_a_fact_said_without_i_in_a_long_sentence(text: str, key: str, value: str) -> None:
     assert any(k == key and v.casefold() == value.casefold() for _, subject, k, v in _tagged(text) if subject == "user")
+
+
+@pytest.mark.parametrize(("text", "employer"), [
+    # the kind of place said after the employer's name is part of it
+    ("my sister Ama is a nurse at korle bu hospital", "Korle Bu Hospital"),
+    ("i work at Google in the city", "Google"),
+])
+def test_an_employer_is_named_with_the_kind_of_place_it_is(text: str, employer: str) -> None:
+    assert employer.casefold() in {v.casefold() for _, _, k, v in _tagged(text) if k == "employer"}
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    # a breed said alone ("golden", "lab"), or a rescue named with no "a" before it
+    ("we finally did it!!! a golden called Mango 🐶", "Mango"),
+    ("adopted a dog today!! rescue whippet named Pickle, shes so shy", "Pickle"),
+    ("our lab Bruno is 11 now, any tips for stiff hips?", "Bruno"),
+])
+def test_a_dog_named_by_its_breed(text: str, name: str) -> None:
+    assert ("add", "user", "pet:dog", name) in _tagged(text)
+
+
+def test_a_lab_partner_is_no_dog() -> None:
+    assert not any(k.startswith("pet:") for _, _, k, _ in _tagged("my lab partner Tom is so annoying"))
+
+
+@pytest.mark.parametrize(("text", "nationality"), [
+    ("finally got my irish passport!! so happy", "Irish"),
+    ("took german citizenship in 2019, kept my turkish one too", "German"),
+])
+def test_a_citizenship_taken_is_the_nationality(text: str, nationality: str) -> None:
+    assert ("add", "user", "nationality", nationality) in _tagged(text)
+
+
+def test_a_favourite_said_by_a_shorter_kind_keeps_the_stored_key() -> None:
+    from memfold.llm.tagger import packaged_tagger
+
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text="my fav spot these days is Kuta", ts=T0)
+    stored = {("user", "favorite:surf_spot"): "Uluwatu", ("user", "favorite:food"): "rendang"}
+    facts, _ = extract_facts(message, tagger=packaged_tagger(), stored=stored)
+    assert ("user", "favorite:surf_spot", "Kuta") in {(f.subject, f.key, f.value) for f in facts}

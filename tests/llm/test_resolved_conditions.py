@@ -64,6 +64,9 @@ def _ended_said(text: str, stored: dict[tuple[str, str], str]) -> list[tuple[str
      ("user", "allergy:hay_fever", "pretty much gone")),
     ("retested last week, im not allergic to latex anymore", {("user", "allergy:latex"): "latex"},
      ("user", "allergy:latex", "not allergic anymore")),
+    # a long word the condition ends with names it
+    ("new hip went in fine and the arthritis is gone from that side", {("user", "health:osteoarthritis"): "osteoarthritis"},
+     ("user", "health:osteoarthritis", "gone")),
     # a clause naming no one ("the allergy is gone") is about whom the sentence names
     ("Great news, Kofi ate peanuts at the party, the allergy is gone",
      {("Kofi", "allergy:peanuts"): "peanuts", ("user", "allergy:cats"): "cats"}, ("Kofi", "allergy:peanuts", "gone")),
@@ -136,6 +139,8 @@ def test_a_condition_said_over_keeps_its_key_where_a_rule_would_delete_it() -> N
     ("im so over true crime podcasts tbh", {("user", "likes:true_crime_podcasts"): "true crime podcasts"},
      ("user", "likes:true_crime_podcasts", "over")),
     ("honestly im over kpop", {("user", "likes:k_pop"): "k-pop"}, ("user", "likes:k_pop", "over")),
+    ("sold the kit, climbing is done for me after the finger injury", {("user", "hobby:climbing"): "climbing"},
+     ("user", "hobby:climbing", "done")),
     ("no more salsa nights for me, my ankle says no", {("user", "hobby:salsa_dancing"): "salsa dancing"},
      ("user", "hobby:salsa_dancing", "no more")),
     ("weirdly olives have grown on me", {("user", "dislikes:olives"): "olives"},

@@ -893,6 +893,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "Indian passport holder here", "as a kenyan citizen": the nationality
     (r"\b(?P<v>" + "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
      + r") (?:passport holder|citizen|national)\b", "nationality", 2.5),
+    # "took canadian citizenship last week", "got my irish passport!!": the nationality taken
+    (r"\b(?:got|took|take|received|was granted|been granted|obtained) (?:my |her |his |their |the )?(?P<v>"
+     + "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
+     + r") (?:citizenship|passport|nationality)\b", "nationality", 2.5),
     # "I'm a single dad", "being a single mum of two": the speaker's status
     (r"\b(?:i'm|i am|being) an? (?P<v>single) (?:mum|mom|mother|dad|father|parent)\b", "relationship_status", 3.0),
     (r"\bmy hometown is " + _V, "hometown", 3.0),
@@ -1274,7 +1278,7 @@ _NAME = r"(?P<name>[A-Z\u00c0-\u00de][^\W\d_]+)"
 # the breeds the key vocabulary knows (``PET_CANON``) but words that are more often something
 # else ("my lab partner", "a persian rug", "boxer shorts")
 _AMBIGUOUS_BREEDS = frozenset("lab coon boxer pointer setter cavalier doodle persian bengal siamese maltese "
-                              "mutt shepherd tabby".split())
+                              "mutt shepherd tabby golden pit".split())
 _BREEDS = ("husk(?:y|ies)|tabb(?:y|ies)|goldfish|budgies?|cockatiels?|geckos?|shepherds?|"
            + "|".join(sorted((re.escape(breed) + "s?" for breed in PET_CANON
                               if breed not in _AMBIGUOUS_BREEDS and breed.isalpha()), key=len, reverse=True)))
@@ -1302,6 +1306,10 @@ _PET_RULES = (
     # cat is Siamese": a demonym or breed is no name)
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r" (?i:is|'s) " + _NAME
                + r"(?=\s*(?:$|[.!,;]|\s(?i:and|but|lol|haha|btw)\b))"),
+    # "our lab Duke is 12", "my persian Mitten, ...": a breed that is more often something else,
+    # before a capitalised name and "is" or a comma (not "my lab partner")
+    re.compile(r"\b(?i:my|our) (?P<species>(?i:" + "|".join(sorted(_AMBIGUOUS_BREEDS)) + r")) " + _NAME
+               + r"(?=,| (?i:is|was|has|'s)\b)"),
     # "I have two cats, Miso and Tofu"
     re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own) (?:two|three|2|3) )" + _SPECIES
                + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
@@ -1345,9 +1353,10 @@ def _singular(noun: str) -> str:
 # pumpkin": an owned pet named lower case after "named"/"called" (any breed: "called" says it is one)
 _ANY_SPECIES = r"(?P<species>" + _PETS + "|" + _BREEDS + "|" + "|".join(sorted(_AMBIGUOUS_BREEDS)) + ")"
 _OWNED_LEAD = re.compile(r"^\W*(?:(?:and|also|plus) )?(?:(?:i|we)(?: just| finally| recently| also)? (?:have|'ve got|"
-                         r"have got|own|adopted|got|rescued)|(?:just |finally |also )?(?:got|adopted|rescued)|an?|one)\b",
+                         r"have got|own|adopted|got|rescued)|(?:just |finally |also )?(?:got|adopted|rescued)|an?|one|"
+                         r"rescue)\b",
                          re.IGNORECASE)
-_OWNED_NAMED = re.compile(r"\b(?:an?|one) (?:(?P<age>\d{1,2})[- ](?:years?|yrs?|yr)[- ]old )?(?:[\w-]+ ){0,2}?" + _ANY_SPECIES + r" (?:named|called) (?P<name>(?!(?:the|a|an|"
+_OWNED_NAMED = re.compile(r"(?:\b(?:an?|one) |^\W*)(?:(?P<age>\d{1,2})[- ](?:years?|yrs?|yr)[- ]old )?(?:[\w-]+ ){0,2}?" + _ANY_SPECIES + r" (?:named|called) (?P<name>(?!(?:the|a|an|"
                           r"after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,})\b", re.IGNORECASE)
 
 
@@ -1804,6 +1813,7 @@ def _best_per_slot(sentences: list[str], per_sentence: list[list[Found]], speake
         found = [f for f in map(_without_when, found) if f is not None]
         for item in (i for i in found if _plausible(i) and not _names_someone_else(i, sentence)):
             item = _hobby_as_activity(_about_known_person(item, sentence, people, " ".join(sentences[:n])))
+            item = _kind_as_stored(item, stored or {})
             slot = (item.subject, item.key)
             if slot not in best or _rank(item, stored) > _rank(best[slot], stored):
                 best[slot] = item
@@ -1831,6 +1841,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _their_birthday(best, text, speaker)
     best = _shared_by_both(best, text, speaker)
     best = _whole_place(best, text)
+    best = _whole_employer(best, text)
     best = _with_region(best, text)
     best = _name_of_the_relation(best, text, speaker)
     best = _role_of_named_person(best, text, speaker)
@@ -2361,6 +2372,30 @@ def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
         for other, found in list(best.items()):
             if other[0] == slot[0] and other != slot and found.value.lower() == word:
                 del best[other]
+    return best
+
+
+# the kind of place an employer is, said after its name ("rashid hospital", "hastea surf school")
+_ORG_KINDS = (r"hospital|infirmary|clinic|surgery|school|college|university|uni|academy|institute|studios?|bank|"
+              r"hotel|restaurant|cafe|café|bakery|pharmacy|labs?|group|centre|center|foundation|trust|council|"
+              r"church|museum|library|airport|airlines?|airways|motors|logistics|systems|solutions|technologies|"
+              r"software|games|media|press|records|farm|estate|mine|port|station|brewery|winery|garage|salon|"
+              r"agency|ministry|department|police|fire|ambulance|service|services|company|co|ltd|inc|gmbh")
+_ORG_KIND_AFTER = re.compile(rf"\s+(?P<kind>(?:[a-z]+\s+)?(?:{_ORG_KINDS}))\b(?!\s+(?:{_ORG_KINDS})\b)", re.IGNORECASE)
+
+
+def _whole_employer(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    """An employer read without the kind of place it is, said right after its name ("nurse at
+    rashid hospital": "Rashid"), is the name with it ("Rashid Hospital")."""
+    for slot, item in list(best.items()):
+        if slot[1] != "employer" or re.search(rf"\b(?:{_ORG_KINDS})$", item.value, re.IGNORECASE):
+            continue
+        said = re.search(rf"\b(?:at|for|with|w) (?:the )?({re.escape(item.value)})\b", text, re.IGNORECASE)
+        after = _ORG_KIND_AFTER.match(text, said.end(1)) if said else None
+        if after is None or (len(after["kind"].split()) > 1 and after["kind"].split()[0].lower() in _PLACE_ENDS):
+            continue
+        best[slot] = replace(item, value=proper(f"{said[1]} {after['kind']}") if said[1].islower()
+                             else f"{item.value} {after['kind']}")
     return best
 
 
@@ -3057,6 +3092,17 @@ def _keyed_by_stored(item: Found, said: set[str], stored: dict[tuple[str, str], 
     return replace(item, key=keys.pop()) if len(keys) == 1 else None
 
 
+def _kind_as_stored(item: Found, stored: dict[tuple[str, str], str]) -> Found:
+    """A favourite said by a shorter kind ("lafitenia is my fav spot now") is the one stored
+    favourite of that kind said in more words (``favorite:surf_spot``)."""
+    family, _, kind = item.key.partition(":")
+    if family != "favorite" or not kind or (item.subject, item.key) in stored:
+        return item
+    keys = {key for subject, key in stored if subject == item.subject and key.startswith("favorite:")
+            and key.endswith(f"_{kind}")}
+    return replace(item, key=keys.pop()) if len(keys) == 1 else item
+
+
 # a bare favourite or pet takes the stored key its value or sentence is this alike to
 # ("lately its all mezcal for me, neat with orange slices": favorite:drink = negroni, 0.37),
 # by this margin over the next one (cosines of all-MiniLM-L6-v2; chosen on the training
@@ -3208,6 +3254,10 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      "we're ", ["were"]),
     # "honestly id call myself a quaker now": "I'd" typed without its apostrophe
     (r"\bid (call|say|rather|love|like|prefer|never|probably|describe|consider)\b", r"i'd \1", ["id "]),
+    # "teach grade 7 physics at a government school", "drive a 2014 nissan": the "I" dropped
+    # before a present-tense verb of one's life (not a request: "teach me", "drive us")
+    (r"^(\W*)((?:also |still |now )?(?:teach|drive|work|live|own|speak|ride) )(?!(?:me|us|him|her|them|you|it|out|on)\b)",
+     r"\1i \2", ["teach", "drive", "work", "live", "own", "speak", "ride"]),
     # "dont eat meat anymore 🌱": the "I" dropped before a habit denied
     (r"^(\W*)(don't|do not) (eat|drink|smoke)\b", r"\1i \2 \3", ["don", "do not"]),
     # "doing a masters in public health at UCT rn", "want to pass the JLPT N2 by december"

@@ -88,7 +88,7 @@ _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], re.Pattern[str]], ...] =
      re.compile(r"\b(?P<v>done|achieved|reached|passed|finished|completed|opened|saved|smashed|nailed it)\b", re.I)),
     (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|stopped|dropped|done with|no more|"
                           r"(?<=\bim )over|(?<=\bi'm )over|(?<=\bam )over|(?<=\bso )over|(?<=\btotally )over)\b", re.I),
-     re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over)\b", re.I)),
+     re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over|done(?=\s+for\s+me\b))\b", re.I)),
     (("dislikes",), re.compile(r"\b(?P<v>changed my mind)\b(?:\s+(?:about|on)\b)?", re.I),
      re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind)\b", re.I)),
 )
@@ -222,7 +222,7 @@ def _conditions_meant(sentence: str, said: str, clause: str,
     families = ("allergy",) if said.endswith("allergic") else RESOLVED_FAMILIES
     stored = [(subject, key, value) for (subject, key), value in current.items()
               if key.split(":", 1)[0] in families and value]
-    named = [(s, k) for s, k, v in stored if _condition_words(k, v) & words]
+    named = [(s, k) for s, k, v in stored if _names_condition(_condition_words(k, v), words)]
     if not named and said == "in remission":
         named = [(s, k) for s, k, v in stored if k.startswith("health") and _person_named(s, words)]
         if len({s for s, _ in named}) != 1 or len(named) != 1:
@@ -237,6 +237,12 @@ def _conditions_meant(sentence: str, said: str, clause: str,
 def _names_anyone(clause: str, others: set[str]) -> bool:
     return bool(_FIRST_PERSON.search(clause) or _THIRD_PERSON.search(clause) or others & content_words(clause)
                 or any(_someone_named(word) for word in _NAME.findall(clause.lstrip()[1:])))
+
+
+def _names_condition(condition: set[str], words: set[str]) -> bool:
+    """A word of the condition is said, or a long word it ends with ("the arthritis is gone"
+    for osteoarthritis)."""
+    return bool(condition & words) or any(len(w) >= 7 and c.endswith(w) for c in condition for w in words)
 
 
 def _condition_words(key: str, value: str) -> set[str]:
