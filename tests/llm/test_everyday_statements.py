@@ -1511,3 +1511,9 @@ def test_a_favourite_said_by_a_shorter_kind_keeps_the_stored_key() -> None:
     stored = {("user", "favorite:surf_spot"): "Uluwatu", ("user", "favorite:food"): "rendang"}
     facts, _ = extract_facts(message, tagger=packaged_tagger(), stored=stored)
     assert ("user", "favorite:surf_spot", "Kuta") in {(f.subject, f.key, f.value) for f in facts}
+
+
+def test_name_is_at_the_start_is_the_speakers_name() -> None:
+    found = _tagged("name is Tamar, 37, divorced, one boy")
+    assert {("add", "user", "name", "Tamar"), ("add", "user", "age", "37")} <= found
+    assert not any(k == "partner" for _, _, k, _ in found)

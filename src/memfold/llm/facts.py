@@ -532,7 +532,8 @@ psicologo veterinario cameriere cameriera
 """.split())
 
 _RULE_SPECS: list[_RuleSpec] = [
-    (r"\b(?:my name is|my name's|i'm called|i am called|call me|i go by)\s+(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
+    (r"(?:\b(?:my name is|my name's|i'm called|i am called|call me|i go by)|^\W*name is)\s+"
+     r"(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
      + _NAME_VALUE,
      "name", 3.0),
     # "can you use my full name katarzyna from now on", "use olumide in full"
