@@ -113,6 +113,8 @@ def test_not_into_something_is_a_dislike_and_not_into_it_anymore_is_a_change() -
     ("i enjoy kayaking on weekends, any spots near ottawa?", "hobby:kayaking", "kayaking"),
     ("I like Boca Juniors very much, since childhood", "likes:boca_juniors", "Boca Juniors"),
     ("i hate the traffic in the mornings tbh", "dislikes:traffic", "traffic"),
+    # a thing whose name opens "in-" is no "in the mornings"
+    ("i love in-line skating on sundays", "likes:in_line_skating", "in-line skating"),
 ])
 def test_a_hedge_or_a_when_is_no_part_of_the_value(text: str, key: str, value: str) -> None:
     found = _found(text)

@@ -167,6 +167,8 @@ _IS_RELIGION = re.compile(_RELIGION, re.IGNORECASE)
 # "my aunt is a Buddhist nun", "my wife is Brazilian": no name
 _DEMONYM_WORDS = frozenset(word for demonym in DEMONYMS.values() for word in demonym.split())
 _DEMONYMS_SAID = frozenset(DEMONYMS.values())  # whole demonyms, "south african"
+# one-word demonyms as a regex alternation, longest first ("south african" is read elsewhere)
+_ONE_WORD_DEMONYMS = "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
 _CAPITAL_NAME = re.compile(
     r"\b(?:I'm|I am|this is|it's) (?P<v>[A-Z][a-z]{1,20})(?:[,.!]|$| here\b)")
 
@@ -892,11 +894,11 @@ _RULE_SPECS: list[_RuleSpec] = [
      _location_after_workplace, 2.0),
     (_I_AM + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+) on the (?:[\w-]+ ){1,3}team\b", _job_only, 2.5),
     # "Indian passport holder here", "as a kenyan citizen": the nationality
-    (r"\b(?P<v>" + "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
+    (r"\b(?P<v>" + _ONE_WORD_DEMONYMS
      + r") (?:passport holder|citizen|national)\b", "nationality", 2.5),
     # "took canadian citizenship last week", "got my irish passport!!": the nationality taken
     (r"\b(?:got|took|take|received|was granted|been granted|obtained) (?:my |her |his |their |the )?(?P<v>"
-     + "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
+     + _ONE_WORD_DEMONYMS
      + r") (?:citizenship|passport|nationality)\b", "nationality", 2.5),
     # "I'm a single dad", "being a single mum of two": the speaker's status
     (r"\b(?:i'm|i am|being) an? (?P<v>single) (?:mum|mom|mother|dad|father|parent)\b", "relationship_status", 3.0),
@@ -2272,6 +2274,16 @@ _MY_RELATION = re.compile(r"\bmy (?:(?:new|little|big|older|younger|baby|best) )
                           r"(?! (?-i:[A-Z])| [a-z]+ (?:is|was) (?:called|named))", re.IGNORECASE)
 
 
+def _person_key(role: str, name: str) -> str:
+    """The key of a person the speaker relates by a role word: partner, child:NAME or family:ROLE
+    (up to two words of the canonical role: "family:ward_manager")."""
+    if role in PARTNER_WORDS:
+        return "partner"
+    if role in CHILD_WORDS:
+        return f"child:{slug(name)}"
+    return f"family:{slug(canonical_relation(role), max_words=2)}"
+
+
 def _name_of_the_relation(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     spelled = standard_spelling(text)
     m = _THEIR_NAME.search(spelled)
@@ -2281,8 +2293,7 @@ def _name_of_the_relation(best: dict[tuple[str, str], Found], text: str, speaker
     if len(relations) != 1:
         return best
     relation, name = relations.pop(), proper(m["name"])
-    key = "partner" if relation in PARTNER_WORDS else f"child:{slug(name)}" if relation in CHILD_WORDS \
-        else f"family:{slug(relation, max_words=2)}"
+    key = _person_key(relation, name)
     said = [slot for slot, item in best.items() if slot[0] == speaker and item.value == name
             and slot[1].partition(":")[0] in ("child", "family", "partner")]
     for slot in said:
@@ -2316,8 +2327,7 @@ def _role_of_named_person(best: _Slots, text: str, speaker: str) -> _Slots:
         role = m["role"] if m else ""
         if not role or role in _NOT_A_ROLE or role.split()[-1] in PET_CANON or re.fullmatch(_PETS, role.split()[-1]):
             continue
-        key = ("partner" if role in PARTNER_WORDS else f"child:{slug(subject)}" if role in CHILD_WORDS
-               else f"family:{slug(canonical_relation(role), max_words=2)}")
+        key = _person_key(role, subject)
         best.setdefault((speaker, key), Found(speaker, key, subject, 2.0))
     return best
 
@@ -2335,8 +2345,7 @@ def _role_said_to_be(best: _Slots, text: str, speaker: str) -> _Slots:
         if m is None or m["role"].split()[-1].endswith(("name", "names")) or m["role"] in _NOT_A_ROLE:
             continue
         role = m["role"]
-        key = ("partner" if role in PARTNER_WORDS else f"child:{slug(item.value)}" if role in CHILD_WORDS
-               else f"family:{slug(canonical_relation(role), max_words=2)}")
+        key = _person_key(role, item.value)
         del best[(subject, "name")]
         best.setdefault((speaker, key), replace(item, subject=speaker, key=key))
         job = best.get((subject, "job"))  # "..., a retired farmer" after the name is theirs
@@ -3039,7 +3048,7 @@ def _without_when(item: Found) -> Found | None:
     family = item.key.partition(":")[0]
     if family not in _TASTE_FAMILIES:
         return item
-    if re.match(r"(?:since|for|every|on|in)\b", item.value, re.IGNORECASE):
+    if re.match(r"(?:since|for|every|on|in)(?:\s|$)", item.value, re.IGNORECASE):  # not "in-line skating"
         return None
     value = _WHEN_OR_HOW_MUCH.sub("", item.value).strip()
     return item if value == item.value or not value else replace(item, key=f"{family}:{slug(value)}", value=value)
