@@ -105,6 +105,30 @@ def test_the_condition_of_the_person_spoken_of_is_resolved() -> None:
     assert _resolved("Tomasz said his wrist is healed", {("user", "health:broken_wrist"): "broken wrist"}) == []
 
 
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    # the part of the body a condition is of names it, and so does its short form
+    ("cleared for full duty today, knee is 100% healed", {("user", "health:torn_acl"): "torn ACL"},
+     [("user", "health:torn_acl", "100% healed")]),
+    ("my back is fully recovered, back to deadlifts", {("user", "health:slipped_disc"): "slipped disc"},
+     [("user", "health:slipped_disc", "fully recovered")]),
+    ("doctor says mum is fully cured of TB now", {("user's mom", "health:tuberculosis"): "tuberculosis"},
+     [("user's mom", "health:tuberculosis", "fully cured")]),
+    # a body part no stored condition is of names none
+    ("my knee is healed", {("user", "health:tennis_elbow"): "tennis elbow"}, []),
+])
+def test_a_condition_is_named_by_its_body_part_or_short_form(
+        text: str, stored: dict[tuple[str, str], str], expected: list[tuple[str, str, str]]) -> None:
+    assert _resolved(text, stored) == expected
+
+
+def test_a_rereading_of_a_resolved_condition_by_its_short_form_goes() -> None:
+    text = "doctor says mum is fully cured of TB now"
+    stored = {("user's mom", "health:tuberculosis"): "tuberculosis"}
+    fact = FactExtraction(subject="user's mom", key="health:tb", value="TB", evidence_msg_id="m1")
+    out = replaced_siblings([fact], _message(text), stored)
+    assert [(f.subject, f.key, f.value) for f in out] == [("user's mom", "health:tuberculosis", "fully cured")]
+
+
 @pytest.mark.parametrize(("text", "stored", "reread", "expected"), [
     ("Noor grew out of her sesame allergy!! can she have tahini now",
      {("Noor", "allergy:sesame"): "sesame", ("user", "child:noor"): "Noor"},

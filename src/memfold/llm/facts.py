@@ -26,7 +26,7 @@ from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople, without_accents
-from memfold.llm.resolved import ended_pursuits, resolved_conditions
+from memfold.llm.resolved import condition_words, ended_pursuits, resolved_conditions
 from memfold.llm.rule_leads import lead_words
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
@@ -3924,6 +3924,10 @@ _SUCCESSOR = (
 _TITLED_PERSON = (r"(?P<name>(?:dr|mr|mrs|ms|miss|prof)\.? [^\W\d_][\w'-]+|"
                   r"(?-i:[A-Z][^\W\d_]+ [A-Z][\w'-]+)|"  # a first name and a surname ("Tom Pengelly")
                   + _PERSON_WORD[len("(?P<name>"):])
+# whoever the speaker answers to at work is one role by any of its names ("boss" stored, "new super" said)
+_ABOVE_THE_SPEAKER = frozenset("boss manager supervisor super lead leader foreman gaffer".split())
+_ABOVE_THE_SPEAKER_SAID = r"(?:(?:line|team|shift|ward|site|store|area|project|general)\s+)?(?:" + "|".join(
+    sorted(_ABOVE_THE_SPEAKER)) + r")"
 # "switched therapists, seeing dr. lindqvist now", "new dentist is dr mbeki": any stored role
 _NEW_ROLE = (r"\b(?:new|switched|changed|different)\s+(?:{role})s?\b[^.?!]*?\b(?:is|seeing|with|called|named|now)\s+"
              + _TITLED_PERSON)
@@ -4010,6 +4014,8 @@ def _new_in_role(text: str, speaker: str, current: dict[tuple[str, str], str],
             continue
         *first, head = role.split("_")  # "ward_manager" is said "new manager" too
         said = (rf"(?:{'[ _]'.join(map(re.escape, first))}[ _])?" if first else "") + re.escape(head)
+        if head in _ABOVE_THE_SPEAKER:  # a boss stored, "our new lead is Piotr" said
+            said = _ABOVE_THE_SPEAKER_SAID
         m = re.search(_NEW_ROLE.format(role=said), text, re.IGNORECASE)
         if m and _folded(m["name"]) != _folded(old):
             return [_to_extraction(Found(speaker, key, m["name"], 3.0), message)]
@@ -4394,8 +4400,8 @@ def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
                    *(r for r in ended_pursuits(text, message, current) if (r.subject, r.key) not in touched)]
     if not resolutions:
         return facts, set()
-    resolved_words = {(r.subject, r.key.partition(":")[0]): content_words(current[(r.subject, r.key)])
-                      for r in resolutions}
+    resolved_words = {(r.subject, r.key.partition(":")[0]): condition_words(r.key, current[(r.subject, r.key)])
+                      for r in resolutions}  # by any name ("TB" for tuberculosis)
     slots = {(r.subject, r.key) for r in resolutions}
     kept = [f for f in facts if (f.action == "delete" and (f.subject, f.key) not in slots)
             or (f.action != "delete" and not content_words(f.value) & resolved_words.get(

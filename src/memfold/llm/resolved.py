@@ -152,7 +152,7 @@ def _pursuits_meant(part: str, before: str, said: str, families: tuple[str, ...]
     pursuits of one person, the one ``before`` (the words before the ending) speaks of."""
     words = content_words(part) - content_words(said) - _PLAIN
     named = [(s, k) for (s, k), v in current.items()
-             if k.split(":", 1)[0] in families and v and (_condition_words(k, v) - _PLAIN) & words]
+             if k.split(":", 1)[0] in families and v and (condition_words(k, v) - _PLAIN) & words]
     others = {w for s, _ in current if s != "user" for w in _person_words(s)}
     named = [(s, k) for s, k in named if _ended_by(s, before, others) or _named_as(s, before, current)]
     return named if len({s for s, _ in named}) == 1 else []
@@ -183,7 +183,7 @@ def _goal_done(text: str, current: dict[tuple[str, str], str]) -> list[tuple[str
         return []
     goals = [(k, v) for (s, k), v in current.items() if s == "user" and k.startswith("goal") and v]
     words = content_words(text) - _PLAIN
-    named = [(k, v) for k, v in goals if (_condition_words(k, v) - _PLAIN) & words]
+    named = [(k, v) for k, v in goals if (condition_words(k, v) - _PLAIN) & words]
     chosen = named if named else goals if match["g"] else []
     said = (match["g"] or match["d"]).casefold()
     return [("user", chosen[0][0], said)] if len(chosen) == 1 else []
@@ -222,7 +222,7 @@ def _conditions_meant(sentence: str, said: str, clause: str,
     families = ("allergy",) if said.endswith("allergic") else RESOLVED_FAMILIES
     stored = [(subject, key, value) for (subject, key), value in current.items()
               if key.split(":", 1)[0] in families and value]
-    named = [(s, k) for s, k, v in stored if _names_condition(_condition_words(k, v), words)]
+    named = [(s, k) for s, k, v in stored if _names_condition(condition_words(k, v), words)]
     if not named and said == "in remission":
         named = [(s, k) for s, k, v in stored if k.startswith("health") and _person_named(s, words)]
         if len({s for s, _ in named}) != 1 or len(named) != 1:
@@ -245,10 +245,30 @@ def _names_condition(condition: set[str], words: set[str]) -> bool:
     return bool(condition & words) or any(len(w) >= 7 and c.endswith(w) for c in condition for w in words)
 
 
-def _condition_words(key: str, value: str) -> set[str]:
+# the other words a condition goes by: its short form ("TB") and the part of the body it is of
+# ("knee is 100% healed" after a torn ACL); general anatomy, read both ways for short forms
+_ALSO_NAMED = {
+    "tuberculosis": "tb", "acl": "knee", "mcl": "knee", "meniscus": "knee", "kneecap": "knee",
+    "patella": "knee", "disc": "back spine", "sciatica": "back", "lumbago": "back", "spine": "back",
+    "rotator": "shoulder", "cuff": "shoulder", "achilles": "ankle heel", "plantar": "foot heel",
+    "fasciitis": "foot heel", "carpal": "wrist hand", "tennis elbow": "elbow", "hamstring": "leg",
+    "stone": "kidney", "kidney": "stone", "pneumonia": "lung chest", "bronchitis": "chest",
+    "urinary tract infection": "uti", "irritable bowel syndrome": "ibs", "glandular fever": "mono",
+    "mononucleosis": "mono", "shingles": "rash", "conjunctivitis": "eye", "tonsillitis": "throat",
+}
+_SHORT_FORMS = {"tb": "tuberculosis", "uti": "urinary tract infection", "ibs": "irritable bowel syndrome"}
+
+
+def condition_words(key: str, value: str) -> set[str]:
     # a hyphenated word is typed joined too ("k-dramas", "kdramas")
     joined = content_words(" ".join(word.replace("-", "") for word in value.split() if "-" in word))
-    return (content_words(value) | joined | content_words(key.partition(":")[2].replace("_", " "))) - _ANY_CONDITION
+    words = (content_words(value) | joined | content_words(key.partition(":")[2].replace("_", " "))) - _ANY_CONDITION
+    if key.partition(":")[0] not in RESOLVED_FAMILIES:
+        return words
+    said = " ".join([value, key.partition(":")[2].replace("_", " ")]).casefold()
+    also = [other for name, other in _ALSO_NAMED.items() if re.search(rf"\b{name}s?\b", said)]
+    also += [other for short, other in _SHORT_FORMS.items() if re.search(rf"\b{short}\b", said)]
+    return words | content_words(" ".join(also)) - _ANY_CONDITION
 
 
 def _named_as(subject: str, text: str, current: dict[tuple[str, str], str]) -> str:
