@@ -646,6 +646,10 @@ def test_a_stored_persons_status_from_news_about_them(stored: dict[tuple[str, st
     # a first name and a surname; a role stored in more words, said by its last ("line manager")
     ({("user", "family:sexton"): "Hamid"}, "hamid moved away, our new sexton is Ruth Okafor", "Ruth Okafor"),
     ({("user", "family:line_manager"): "Gwen"}, "gwen left, new manager is Tariq", "Tariq"),
+    # whoever the speaker answers to, by any of the names of the role
+    ({("user", "family:supervisor"): "Rodrigo"}, "rodrigo got transferred, new super is Paula", "Paula"),
+    ({("user", "family:boss"): "Marek"}, "marek left, our new lead is a guy called Piotr", "Piotr"),
+    ({("user", "family:boss"): "Marek"}, "our new intern is called Piotr", None),
 ])
 def test_someone_new_in_a_stored_role(stored: dict[tuple[str, str], str], text: str, expected: str | None) -> None:
     from memfold.llm.facts import role_successor
