@@ -1519,3 +1519,43 @@ def test_name_is_at_the_start_is_the_speakers_name() -> None:
     found = _tagged("name is Tamar, 37, divorced, one boy")
     assert {("add", "user", "name", "Tamar"), ("add", "user", "age", "37")} <= found
     assert not any(k == "partner" for _, _, k, _ in found)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a long sentence without "I" whose first part is a short fragment is read
+    ("born 12 july 1958 in kumasi, if you need it for the form", ("user", "hometown", "Kumasi")),
+    ("hometown is gyeongju, live in seoul, work for samsung in the camera team", ("user", "location", "Seoul")),
+    # ...and so is one led by a person's name saying what they are
+    ("Tash is a paramedic with NSW Ambulance, shift work is brutal on us", ("Tash", "job", "paramedic")),
+])
+def test_fragments_and_named_people_pass_the_first_person_gate(text: str, expected: tuple[str, str, str]) -> None:
+    assert ("add", *expected) in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "skills"), [
+    ("dutch is my first language, also fine in german and english", {"skill:german", "skill:english"}),
+    ("marathi is my mother tongue, hindi english also ok", {"skill:hindi", "skill:english"}),
+    # a language someone else speaks, or one denied, is no skill of the speaker's
+    ("my first language is Polish but my wife speaks English", set()),
+    ("my first language is Polish, no english at all lol", set()),
+])
+def test_languages_listed_beside_the_first_are_skills(text: str, skills: set[str]) -> None:
+    found = _tagged(text)
+    assert {k for _, s, k, _ in found if s == "user" and k.startswith("skill:")} == skills
+
+
+def test_which_ear_is_part_of_the_condition() -> None:
+    found = _tagged("i am deaf in my left ear so voice notes are hard, text pls")
+    assert {k for _, _, k, _ in found if k.startswith("health:")} == {"health:deaf_in_left_ear"}
+
+
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    ("rania is a pharmacist in Aqaba", ("Rania", "location", "Aqaba"), None),
+    ("my best friend Tariq is a guide in Wadi Rum", ("Tariq", "location", "Wadi Rum"), None),
+    # "in training" is no place, and no home of the speaker's
+    ("Omar is a teacher in training", ("Omar", "job", "teacher"), ("user", "location")),
+])
+def test_where_someone_else_works(text: str, fact: tuple[str, str, str], absent: tuple[str, str] | None) -> None:
+    found = _tagged(text)
+    assert ("add", *fact) in found
+    assert absent is None or not any((s, k) == absent for _, s, k, _ in found)

@@ -172,7 +172,7 @@ def test_a_sentence_naming_a_stored_thing_is_read_for_facts() -> None:
     from memfold.llm.facts import fact_sentences
     from memfold.models import Message
 
-    text = "ipads gone, drawing on a galaxy tab s9 these days and honestly its fine for the price tbh"
+    text = "ipads gone and drawing on a galaxy tab s9 these days and honestly its fine for the price tbh"
     message = Message(msg_id="m", user_id="u", role="user", speaker="user", text=text,
                       ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
     stored = {("user", "possession:tablet"): "iPad Air"}

@@ -1649,6 +1649,14 @@ _REMEMBER_REQUEST = re.compile(
     r"|for (?:the record|future reference|your (?:info|information|records))|just so you know|"
     r"fyi|heads up)(?: that| the fact that)?[,:!]?\s+", re.IGNORECASE)
 _FRAGMENT_WORDS = 12
+# ...and a sentence of such fragments is one whose first part is short ("born 12 july 1958 in
+# kumasi, if you need it for the form", "G'day, name's Bronwyn, court reporter at ...")
+_FIRST_PART = re.compile(r"\s*[,;:]\s+|\s+-\s+")
+# ...or one led by a person's name saying what they are ("Tash is a paramedic with NSW Ambulance,
+# shift work is brutal", "Biscuit is 4 and scared of the dryer")
+_NAMED_LEAD = re.compile(r"^\W*(?!(?:It|This|That|There|Here|The|What|Who|How|Why|When|Where|Which|He|She|They|"
+                         r"You|We|Today|Tomorrow|Yesterday|Everything|Everyone|Nothing|Someone|Something)\b)"
+                         r"(?-i:[A-Z][a-z]+)(?:'s|\s+(?:is|was|works|lives|has|just|got|started|moved))\b")
 # ...or opens with a field of the speaker's ("new favourite author: adichie, read all her books")
 # or speaks of their move or new home ("the move to vancouver went ok, boxes everywhere")
 _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*(?:[:=]|is\b)|"
@@ -1865,7 +1873,9 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _relatives_partner(best, text, speaker)
     best = _goal_said_whole(best, text)
     best = _goal_without_deadline(best)
-    return _skills_listed(best, text)
+    best = _sense_lost_where(best, text)
+    best = _where_they_work(best, text, speaker)
+    return _other_languages(_skills_listed(best, text), text, speaker)
 
 
 # "our daughter maya, shes 6", "my kid is called noah hes 5": an age said of "she" or "he"
@@ -2365,6 +2375,22 @@ can could should must might may are were be been""".split())
 _PLACE_AFTER = re.compile(r"\s+(?P<word>[^\W\d_][\w'-]*)")
 
 
+_NOT_PART_OF_A_PLACE = _PLACE_ENDS | frozenset(DEMONYMS) | frozenset(DEMONYMS.values()) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december".split())
+
+
+def _titled_place_word(value: str, text: str) -> str:
+    """The capitalised word after a capitalised one-word place said after "to", "in", "from"
+    or "near" ("in Wadi Rum"), when it is no country, day or month ("in Leeds Tuesday")."""
+    if not value[:1].isupper():
+        return ""
+    said = re.search(rf"\b(?:to|in|from|near) {re.escape(value)}\b", text)
+    after = _PLACE_AFTER.match(text, said.end()) if said else None
+    word = after["word"] if after else ""
+    return word if word.istitle() and word.isalpha() and word.lower() not in _NOT_PART_OF_A_PLACE else ""
+
+
 def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
     """A home read as the first of two lower-case words after "to", "in" or "from" or opening a
     clause is both words ("tel aviv", "buenos aires"), and the second word read as another fact is dropped."""
@@ -2375,7 +2401,9 @@ def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
         said = re.search(rf"(?:\b(?:to|in|from|near) |(?:^|[.!?,;])\W*)({re.escape(item.value.lower())})\b", text)
         after = _PLACE_AFTER.match(text, said.end(1)) if said else None
         word = after["word"] if after else ""
-        if not word or word.lower() in _PLACE_ENDS | _PAST_WORDS or word.endswith(("ly", "ing", "ed")) \
+        if not word and (titled := _titled_place_word(item.value, text)):
+            word = titled  # "a guide in Wadi Rum": the tagger read "Wadi"
+        elif not word or word.lower() in _PLACE_ENDS | _PAST_WORDS or word.endswith(("ly", "ing", "ed")) \
                 or not word.islower():
             continue
         best[slot] = replace(item, value=proper(f"{item.value} {word}"))
@@ -2673,6 +2701,66 @@ def _relatives_partner(best: dict[tuple[str, str], Found], text: str, speaker: s
 
 
 _LEVEL_WORDS = r"(?:some|basic|a bit of|a little|a little bit of|intermediate|advanced|fluent|conversational|decent)"
+# "rania is a pharmacist in Aqaba", "Tariq is a guide in Wadi Rum": where someone else works
+# is where they live, unless the message says otherwise (a place by name, capitalised)
+_JOB_IN_PLACE = r"(?:\s+(?:at|with|for)\s+[^,.;!?]{{1,40}}?)?\s+in\s+(?P<place>(?-i:[A-Z][\w'-]+(?: [A-Z][\w'-]+)?))\b"
+
+
+def _where_they_work(best: _Slots, text: str, speaker: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        if key != "job" or subject == speaker or "'s " in subject or (subject, "location") in best:
+            continue
+        m = re.search(rf"\b{re.escape(subject)}\b[^.!?]*?\b{re.escape(item.value)}" + _JOB_IN_PLACE.format(),
+                      text, re.IGNORECASE)
+        if m and m["place"].split()[0].lower() not in _TIME_WORDS | _PLACE_ENDS:
+            best[(subject, "location")] = Found(subject, "location", m["place"], min(item.weight, 2.0))
+    return best
+
+
+# "deaf in my left ear", "blind in one eye": which ear or eye is part of the condition
+_WHICH_EAR_OR_EYE = r"\s+in\s+(?:my\s+|his\s+|her\s+|their\s+|the\s+)?(?P<side>(?:left|right|one|both)\s+(?:ears?|eyes?))\b"
+
+
+def _sense_lost_where(best: _Slots, text: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        if not key.startswith("health:") or item.value.casefold() not in ("deaf", "blind", "partially deaf",
+                                                                          "partially blind", "hard of hearing"):
+            continue
+        m = re.search(re.escape(item.value) + _WHICH_EAR_OR_EYE, text, re.IGNORECASE)
+        if m:
+            value = f"{item.value} in {' '.join(m['side'].split())}"
+            del best[(subject, key)]
+            best.setdefault((subject, fact_key("health", value)), replace(item, key=fact_key("health", value), value=value))
+            for other, found in list(best.items()):  # the ear itself read as a second condition
+                if other[0] == subject and other[1].startswith("health:") and _folded(found.value) in _folded(m["side"]).split():
+                    del best[other]
+    return best
+
+
+# a language named beside the speaker's own ("dutch is my first language, also fine in german
+# and english", "arabic first language, then english, some italian"): the others are skills
+_ANY_LANGUAGE = re.compile(rf"\b(?:{_LANGUAGE_NAMES})\b", re.IGNORECASE)
+_SOMEONE_ELSES = re.compile(r"\b(?:he|she|they|his|her|their|hes|shes|he's|she's|"
+                            r"(?:my|our) (?!(?:first|main|native|mother|second|home)\b)[a-z]+)\b", re.IGNORECASE)
+
+
+def _other_languages(best: _Slots, text: str, speaker: str) -> _Slots:
+    """Every other language the speaker's language is listed with, up to a clause about
+    someone else ("... but my wife speaks English"), is a skill of the speaker's."""
+    own = best.get((speaker, "language"))
+    if own is None or own.negated:
+        return best
+    said = re.search(rf"\b{re.escape(own.value)}\b", text, re.IGNORECASE)
+    if said is None:
+        return best
+    rest = re.split(r"[.!?\n]", text[said.end():], maxsplit=1)[0]
+    rest = rest[:m.start()] if (m := _SOMEONE_ELSES.search(rest)) else rest
+    for name in _ANY_LANGUAGE.findall(rest):
+        if name.casefold() != own.value.casefold() and not re.search(
+                rf"\b(?:no|not|don't|dont|never|zero)\b[\w\s]{{0,12}}\b{re.escape(name)}\b", rest, re.IGNORECASE):
+            key = fact_key("skill", name)
+            best.setdefault((speaker, key), Found(speaker, key, proper(name), min(own.weight, 2.0)))
+    return best
 
 
 def _skills_listed(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
@@ -3233,7 +3321,8 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         # quit the bank, shes a nurse now"): skip the rest cheaply
         # ...or drops its "I" ("got a Garmin Forerunner for running", 4 of the held-out routing
         # sets' 1,219 sentences), or names a stored thing ("ipads gone, on a galaxy tab now")
-        if (not _FIRST_PERSON_GATE.search(sentence) and len(sentence.split()) > _FRAGMENT_WORDS
+        if (not _FIRST_PERSON_GATE.search(sentence) and len(_FIRST_PART.split(sentence, 1)[0].split()) > _FRAGMENT_WORDS
+                and not _NAMED_LEAD.match(sentence)
                 and not _SUBJECT_DROPPED.match(sentence) and not _PRESENT_DROPPED.match(sentence)
                 and not _OWN_FIELD.search(sentence)
                 and not _opens_with_own_role(sentence) and not _GIVEN_UP_OPENING.match(sentence)
@@ -3466,7 +3555,7 @@ _OTHER_PERSON_LEADS = re.compile(
     + _RELATIONS
     + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b"
     r"|(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
-    r"joined|works|lives|bought|adopted|switched|took)\b)", re.IGNORECASE)
+    r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b)", re.IGNORECASE)
 _SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|us|our)\b", re.IGNORECASE)
 # "if I ever went vegan", "I almost took the job", "back in college": not the case now
 _NOT_THE_CASE = re.compile(
