@@ -1559,3 +1559,14 @@ def test_where_someone_else_works(text: str, fact: tuple[str, str, str], absent:
     found = _tagged(text)
     assert ("add", *fact) in found
     assert absent is None or not any((s, k) == absent for _, s, k, _ in found)
+
+
+@pytest.mark.parametrize(("text", "expected", "absent"), [
+    ("gone full veggie, no more fish either, pls update the meal plan", ("user", "diet", "vegetarian"), None),
+    # "either" only looks like a job ("teacher", "driver")
+    ("ok we went full veggie, no fish either now.", ("user", "diet", "vegetarian"), ("user", "job")),
+])
+def test_a_diet_gone_full(text: str, expected: tuple[str, str, str], absent: tuple[str, str] | None) -> None:
+    found = _tagged(text)
+    assert ("add", *expected) in found
+    assert absent is None or not any((s, k) == absent for _, s, k, _ in found)

@@ -579,6 +579,10 @@ def test_someone_elses_relationship_news_is_not_the_speakers_status(text: str) -
     ({("Lars", "age"): "89"}, "Grandpa Lars celebrated his 90th birthday on Saturday", ("Lars", "90")),
     ({("user", "age"): "29"}, "well. the big three-oh happened on saturday and i survived lol", ("user", "30")),
     ({("user", "age"): "40"}, "last friday was my 41st bday, spent it on night shift", ("user", "41")),
+    # "today" says it as well as "now"; "the big 30" in digits
+    ({("Biscuit", "age"): "4"}, "biscuit is 5 today!! whats a dog safe cake recipe", ("Biscuit", "5")),
+    ({("user", "age"): "59"}, "60 today, where did the years go", ("user", "60")),
+    ({("user", "age"): "29"}, "its my bday today, the big 30, make me a playlist", ("user", "30")),
     # an age read this way only grows, by a few years: not a correction, not someone unnamed
     ({("Lina", "age"): "7"}, "lina turned five in that photo", None),
     ({("Lina", "age"): "7"}, "my niece just turned eight", None),

@@ -225,3 +225,28 @@ def test_a_person_stored_by_name_is_named_by_their_relation(
     out = replaced_siblings([], message, stored)
     assert [(f.action, f.subject, f.key, f.value) for f in out] == [expected]
     assert all(grounding_problem(f, message) is None for f in out)
+
+
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    # an aversion that went, in the message's own spelling (a value is grounded in its words)
+    ("weirdly cilantro doesnt bother me anymore?? so go ahead and put it in",
+     {("user", "dislikes:cilantro"): "cilantro"}, [("user", "dislikes:cilantro", "doesnt bother me anymore")]),
+    ("plot twist i dont hate cilantro anymore?? had it in pho",
+     {("user", "dislikes:cilantro"): "cilantro"}, [("user", "dislikes:cilantro", "dont hate anymore")]),
+    ("after the rope access course heights dont bother me anymore", {("user", "fear"): "heights"},
+     [("user", "fear", "dont bother me anymore")]),
+    # asked, or no "anymore": nothing went
+    ("do you think i dont hate cilantro anymore??", {("user", "dislikes:cilantro"): "cilantro"}, []),
+    ("i dont hate cilantro, i just dont love it", {("user", "dislikes:cilantro"): "cilantro"}, []),
+    # a skill faded or grown
+    ("havent welded in 10 yrs, id say my welding is rusty now", {("user", "skill:welding"): "welding"},
+     [("user", "skill:welding", "rusty")]),
+    ("my spanish is fluent now after 6 months in madrid", {("user", "skill:spanish"): "Spanish"},
+     [("user", "skill:spanish", "fluent")]),
+])
+def test_an_aversion_gone_or_a_skill_changed_takes_the_words_said(
+        text: str, stored: dict[tuple[str, str], str], expected: list[tuple[str, str, str]]) -> None:
+    message = _message(text)
+    found = ended_pursuits(text, message, stored)
+    assert [(f.subject, f.key, f.value) for f in found] == expected
+    assert all(grounding_problem(f, message) is None for f in found)

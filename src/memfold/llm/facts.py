@@ -67,7 +67,11 @@ _NOT_JOBS = frozenset(
     "sister daughter son grandmother grandfather introvert extrovert person type morning "
     "night vegetarian vegan pescatarian reader dreamer worrier fighter survivor part "
     "lot bit huge big little different other better winner loser newbie regular supporter "
-    "follower admirer optimist pessimist realist perfectionist holder overthinker procrastinator".split())
+    "follower admirer optimist pessimist realist perfectionist holder overthinker procrastinator "
+    # words that only look like agent nouns ("no fish either now")
+    "either neither another whether together rather ever never over after later sooner longer "
+    "older younger faster harder easier summer winter weather water under order paper dinner "
+    "number matter letter corner border power quieter calmer happier healthier".split())
 _PARENT = frozenset(
     "mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
 # lactose intolerance is a health condition (health:lactose_intolerance), not a diet: it
@@ -578,7 +582,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      _possession_key, 2.0),
     # "I've gone vegan", "I went vegetarian last year", "I switched to keto"
     (r"(?:\b(?:i|we)(?:'ve| have)? |^\W*(?:(?:just|finally|officially)\s+)?)(?:gone|went|turned|become|became|"
-     r"switched to|started|going) (?:fully |completely |mostly )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
+     r"switched to|started|going) (?:fully |completely |mostly |full |totally )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
     (r"\bi (?:currently |now |still )?(?:live|reside)(?: just| right)? (?:in|near|"
      r"outside(?: of)?|close to|on the outskirts of) " + _V, "location", 3.0),
     (_I_AM + r"(?:currently |now )?(?:based|living|settled) in " + _V, "location", 3.0),
@@ -3933,18 +3937,18 @@ def birthday_corrected(message: Message, content: list[str],
 
 _AGE_SAID = r"(?P<age>\d{1,3}|" + _AGE_WORDS + r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 # "lina just turned eight", "aroha turned four!", "turned eighteen yesterday", "he's 16 now",
-# "twenty six now", "celebrated his 90th birthday": an age said as reached
+# "twenty six now", "celebrated his 90th birthday", "biscuit is 5 today", "the big 30": an age said as reached
 _AGE_REACHED = re.compile(
     r"(?:\b(?P<who>[a-z]+)\s+(?:just |finally |officially |has |had )?turned\s+" + _AGE_SAID + r"\b"
     r"|(?:^\W*|[,;.!:]\s*|\band\s+)(?:(?:just|finally|officially)\s+)?turned\s+" + _AGE_SAID.replace("age", "age2")
     + r"\b"
     r"|\b(?P<who3>[a-z]+)(?:'s| is|s)\s+(?:now\s+)?" + _AGE_SAID.replace("age", "age3")
-    + r"(?:\s+years? old)?\s+now\b"
-    r"|(?:^|[,.!]\s*|\bso\s+)" + _AGE_SAID.replace("age", "age4") + r"\s+now\b"
+    + r"(?:\s+years? old)?\s+(?:now|today)\b"
+    r"|(?:^|[,.!]\s*|\bso\s+)" + _AGE_SAID.replace("age", "age4") + r"\s+(?:now|today)\b"
     r"|\b(?:celebrated|had|celebrating|having|was)\s+(?P<who5>his|her|their|my)\s+(?P<age5>\d{1,3})(?:st|nd|rd|th)\s+"
     r"(?:birthday|bday)"
     r"|(?:\b(?P<who6>[a-z]+)\s+(?:just\s+)?(?:hit|reached|turned)\s+)?\bthe\s+big\s+"
-    r"(?P<age6>(?:three|four|five|six|seven|eight|nine)[- ]?oh)\b)",
+    r"(?P<age6>(?:three|four|five|six|seven|eight|nine)[- ]?oh|[1-9]0)\b)",
     re.IGNORECASE)
 _PRONOUNS = frozenset("he she they his her their hes shes".split())
 _MAX_AGE_STEP = 10  # an age read this way only grows, by a few years at most (not a correction)

@@ -89,8 +89,14 @@ _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], re.Pattern[str]], ...] =
     (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|stopped|dropped|done with|no more|"
                           r"(?<=\bim )over|(?<=\bi'm )over|(?<=\bam )over|(?<=\bso )over|(?<=\btotally )over)\b", re.I),
      re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over|done(?=\s+for\s+me\b))\b", re.I)),
-    (("dislikes",), re.compile(r"\b(?P<v>changed my mind)\b(?:\s+(?:about|on)\b)?", re.I),
-     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind)\b", re.I)),
+    (("dislikes", "fear"), re.compile(r"\b(?P<v>changed my mind|(?:don't|dont|do not|no longer) (?:hate|mind|dislike)"
+                               r"(?=(?:\s+[\w'-]+){1,3}\s+any ?more\b))\b(?:\s+(?:about|on)\b)?", re.I),
+     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind|"
+                r"(?:doesn't|doesnt|does not|don't|dont|do not) bother me any ?more)\b", re.I)),
+    # a skill said to have faded or grown ("my welding is rusty now", "my german is gone")
+    (("skill",), re.compile(r"(?!)"),
+     re.compile(r"\b(?:is|s|'s)\s+(?:(?:pretty|really|so|very|totally|basically|now|a bit|kinda)\s+)*"
+                r"(?P<v>rusty|gone|fluent)\b", re.I)),
 )
 # a goal ended without naming it ("did it!!!", "goal achieved"): the one stored goal, or the
 # one a word of the message names
@@ -118,7 +124,18 @@ def ended_pursuits(text: str, message: Message,
     return list(out.values())
 
 
+def _as_written(said: str, text: str) -> str:
+    """``said`` as the message spells it: read from its standard spelling, "doesn't" may be
+    typed "doesnt" (a value is grounded in the message's own words)."""
+    words = []
+    for word in said.split():
+        found = re.search(r"(?<!\w)" + re.escape(word).replace("'", "'?") + r"(?!\w)", text, re.IGNORECASE)
+        words.append(found[0].casefold() if found else word)
+    return " ".join(words)
+
+
 def _ended(subject: str, key: str, said: str, message: Message) -> FactExtraction:
+    said = _as_written(said, message.text)
     return FactExtraction(action="update", subject=subject, key=key, value=said,
                           evidence_msg_id=message.msg_id, reason=f"said to be over: {said!r}")
 
@@ -131,12 +148,29 @@ def _endings_said(sentence: str) -> list[tuple[tuple[str, ...], str, str, str]]:
         for pattern, thing_after in ((verb_first, True), (thing_first, False)):
             for match in pattern.finditer(sentence):
                 before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
-                if _NOT_SAID_OVER.search(before) or _NOT_ENDED.search(before) or after.rstrip().endswith("?"):
+                if _NOT_SAID_OVER.search(before) or _NOT_ENDED.search(before) or _asked(sentence, after):
                     continue
                 said = " ".join(match["v"].split()).casefold()
+                if families[0] == "dislikes" and said.split()[0] in ("don't", "dont", "do", "no") \
+                        and not _ANYMORE.search(said):
+                    said += " anymore"  # "i dont hate cilantro anymore": "dont hate" alone denies a dislike
                 found.append((families, said, _object_of(after) if thing_after else " ".join(before.split()[-2:]),
                               before))
     return found
+
+
+# how a question opens; a statement that ends "??" without one is surprise ("i dont hate
+# cilantro anymore??"), not a question
+_QUESTION_OPENING = re.compile(r"^\W*(?:do|does|did|is|are|was|were|am|can|could|should|shall|would|will|have|has|"
+                               r"had|what|whats|how|hows|why|when|where|which|who|whose)\b", re.I)
+
+
+def _asked(sentence: str, after: str) -> bool:
+    """Whether the words after an ending ask rather than say it ("is she over it?")."""
+    end = after.rstrip()
+    if not end.endswith("?"):
+        return False
+    return not end.endswith(("??", "?!", "!?")) or bool(_QUESTION_OPENING.match(sentence))
 
 
 def _object_of(after: str) -> str:
@@ -206,7 +240,7 @@ def _resolutions_said(sentence: str) -> Iterator[tuple[str, str]]:
         before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
         if _SAYS_WHAT.match(after) and not match["v"].casefold().endswith("allergic"):
             continue  # "it's clear that my asthma is worse", "gone to the clinic": no resolution
-        if _NOT_SAID_OVER.search(before) or after.rstrip().endswith("?"):
+        if _NOT_SAID_OVER.search(before) or _asked(sentence, after):
             continue
         value = " ".join(match["v"].split()).casefold()
         if value.startswith("not ") and _ANYMORE.search(after):
