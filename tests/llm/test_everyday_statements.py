@@ -1570,3 +1570,15 @@ def test_a_diet_gone_full(text: str, expected: tuple[str, str, str], absent: tup
     found = _tagged(text)
     assert ("add", *expected) in found
     assert absent is None or not any((s, k) == absent for _, s, k, _ in found)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("marcus is a bartender at Whislers on e 6th, works nights", ("Marcus", "employer", "Whislers")),
+    ("my little bro Tyler is 19 and at Texas State for nursing", ("user", "family:brother", "Tyler")),
+    ("i have a 3yo named zainab and a newborn named idris", ("Zainab", "age", "3")),
+    ("real goal: write a book one day", ("user", "goal:write_a_book", "write a book")),
+    # a verb after a lower-case place is no part of it
+    ("im 19 and at uni in leeds doing history", ("user", "location", "Leeds")),
+])
+def test_people_ages_goals_and_places_said_casually(text: str, expected: tuple[str, str, str]) -> None:
+    assert ("add", *expected) in _tagged(text)

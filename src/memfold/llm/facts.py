@@ -894,7 +894,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:an? |the )(?:(?:[\w-]+ ){0,3}[\w-]+) from (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
      lambda m: "hometown" if _location_after_job(m) else None, 2.0),
     (r"\bi(?:'m| am| work| worked| now work)\s+(?:as (?:an? )?|an? |the )?(?:[\w-]+ ){0,3}?(?:at|for|with) "
-     r"(?:an? |the )?[\w&'.-]+(?: [\w&'.-]+){0,3}? in (?P<v>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
+     r"(?:an? |the )?[\w&'.-]+(?: [\w&'.-]+){0,3}? in (?P<v>[A-Z][\w-]+"
+     r"(?: (?!(?:\w+ing|\w+ly|and|for|with|but|so|since|now|to|at|on|the|my|our)\b)[A-Z][\w-]+)?)",
      _location_after_workplace, 2.0),
     (_I_AM + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[\w-]+) on the (?:[\w-]+ ){1,3}team\b", _job_only, 2.5),
     # "Indian passport holder here", "as a kenyan citizen": the nationality
@@ -936,7 +937,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
     # the subject dropped: "learning js rn, goal is to get a dev job", "goal for this year: finally
     # get my license", "hoping to get my cpa license by next year"
-    (r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |ultimate )?(?:goal|aim|dream)"
+    (r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |ultimate |real |true |long[- ]term |life )?(?:goal|aim|dream)"
      r"(?: (?:for|this|next) [\w ]{0,15}?)?(?: is|:)\s+(?:to |just |finally )*" + _V, "goal", 2.0),
     (r"(?:^\W*|[,;]\s*)(?:really |also |now )?(?:hoping|aiming) to (?:finally )?" + _V, "goal", 2.0),
     (r"\bi (?:want|hope|plan|intend|aim|would love|'d love|'d like|would like) to " + _V, "goal", 2.0),
@@ -1666,7 +1667,7 @@ _NAMED_LEAD = re.compile(r"^\W*(?!(?:It|This|That|There|Here|The|What|Who|How|Wh
 _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*(?:[:=]|is\b)|"
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
                         r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
-                        r"(?:^\W*|[,;]\s*)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
+                        r"(?:^\W*|[,;]\s*)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |real |true |long[- ]term |life )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
                         r"(?: is|:)\s|"
                         # ...or says who is speaking by "X here" ("hello po, Rosario here, retired nurse, 67")
                         r"(?:^\W*|[,;.!]\s*)[^\W\d_][\w'-]+(?: [\w'-]+){0,3} here\b(?!\s+(?:is|are|was|in|at|to|for|and)\b)|"
@@ -2028,7 +2029,9 @@ _SPEAKER_IS_A = re.compile(r"\b(?:i'm|im|i am|i work as)\s+(?:an?\s)", re.IGNORE
 
 
 # "i have a 2 yr old called theo": Theo is 2 (years only: "a 6 month old" is an age that will not hold)
-_AGED_AND_NAMED = re.compile(r"\ban? (?P<age>\d{1,2})[- ](?:years?|yrs?|yr)[- ]old (?:[\w-]+ )?(?:called|named) "
+# ... or "a 3yo named zainab", "a 4 y/o called Ben"
+_AGED_AND_NAMED = re.compile(r"\ban? (?P<age>\d{1,2})(?:[- ](?:years?|yrs?|yr)[- ]old| ?(?:yo|y/o|yr old))"
+                             r",? (?:[\w-]+ )?(?:called|named) "
                              r"(?P<name>[^\W\d_][\w'-]+)", re.IGNORECASE)
 
 
@@ -2710,14 +2713,21 @@ _LEVEL_WORDS = r"(?:some|basic|a bit of|a little|a little bit of|intermediate|ad
 _JOB_IN_PLACE = r"(?:\s+(?:at|with|for)\s+[^,.;!?]{{1,40}}?)?\s+in\s+(?P<place>(?-i:[A-Z][\w'-]+(?: [A-Z][\w'-]+)?))\b"
 
 
+# "marcus is a bartender at Whislers": the employer of someone else, by name (capitalised)
+_JOB_AT_EMPLOYER = r"\s+(?:at|with|for)\s+(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|&|of|de))*))"
+
+
 def _where_they_work(best: _Slots, text: str, speaker: str) -> _Slots:
     for (subject, key), item in list(best.items()):
-        if key != "job" or subject == speaker or "'s " in subject or (subject, "location") in best:
+        if key != "job" or subject == speaker or "'s " in subject:
             continue
-        m = re.search(rf"\b{re.escape(subject)}\b[^.!?]*?\b{re.escape(item.value)}" + _JOB_IN_PLACE.format(),
-                      text, re.IGNORECASE)
-        if m and m["place"].split()[0].lower() not in _TIME_WORDS | _PLACE_ENDS:
+        said = rf"\b{re.escape(subject)}\b[^.!?]*?\b{re.escape(item.value)}"
+        m = re.search(said + _JOB_IN_PLACE.format(), text, re.IGNORECASE)
+        if m and (subject, "location") not in best and m["place"].split()[0].lower() not in _TIME_WORDS | _PLACE_ENDS:
             best[(subject, "location")] = Found(subject, "location", m["place"], min(item.weight, 2.0))
+        m = re.search(said + _JOB_AT_EMPLOYER, text, re.IGNORECASE)
+        if m and (subject, "employer") not in best and m["org"].split()[0].lower() not in _TIME_WORDS | _PLACE_ENDS:
+            best[(subject, "employer")] = Found(subject, "employer", m["org"].rstrip(".'"), min(item.weight, 2.0))
     return best
 
 
@@ -3346,7 +3356,8 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     (r"\bdoesnt\b", "doesn't"), (r"\bcant\b", "can't"), (r"\bisnt\b", "isn't"),
     (r"\bwont\b", "won't"), (r"\bdidnt\b", "didn't"), (r"\bb-?days?\b", "birthday"),
     (r"\bfave?\b", "favorite"), (r"\bfavou?rite\b", "favorite"),
-    (r"\bmy sis\b", "my sister"), (r"\bmy bro\b", "my brother"),
+    (r"\bmy ((?:little|lil|big|older|younger|baby|kid) )?sis\b", r"my \1sister", ["sis"]),
+    (r"\bmy ((?:little|lil|big|older|younger|baby|kid) )?bro\b", r"my \1brother", ["bro"]),
     (r"\b(mother|father|sister|brother|son|daughter|parents) in law\b", r"\1-in-law", [" in law"]),
     # "bro-in-law left the army", "mil gave up keto": an in-law by its short name (the
     # initials only where a relative's name stands: first word, or after "my"/"the"/"our")
