@@ -842,8 +842,9 @@ def test_what_one_of_them_is_after_both_stays_theirs(text: str, alone: tuple[str
 @pytest.mark.parametrize(("text", "fact"), [
     ("my son Ravis favourite dinosaur is the t rex", ("add", "Ravi", "favorite:dinosaur", "t rex")),
     ("my wife Nadias boss is Henrik", ("add", "Nadia", "family:boss", "Henrik")),
+    # when it is due is said beside the goal, no part of it (as "hoping to ... by next year")
     ("learning javascript rn, goal is to get a dev job by next summer", ("add", "user", "goal:get_a_dev_job",
-                                                                        "get a dev job by next summer")),
+                                                                        "get a dev job")),
     ("hoping to get my cpa license by next year", ("add", "user", "goal:get_my_cpa_license", "get my cpa license")),
     ("keto since january, down 8kg 💪", ("add", "user", "diet", "keto")),
     ("plant based since 2020", ("add", "user", "diet", "vegan")),
@@ -1582,3 +1583,20 @@ def test_a_diet_gone_full(text: str, expected: tuple[str, str, str], absent: tup
 ])
 def test_people_ages_goals_and_places_said_casually(text: str, expected: tuple[str, str, str]) -> None:
     assert ("add", *expected) in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("shifted to a 3bhk in Wakad last weekend, need a pediatrician near there", "Wakad"),
+    ("moved to a room in discovery gardens, 15 min to site now", "Discovery Gardens"),
+    ("moved to tears by that film", None),
+])
+def test_a_move_said_without_i_or_to_a_kind_of_home(text: str, place: str | None) -> None:
+    homes = {v for _, s, k, v in _tagged(text) if (s, k) == ("user", "location")}
+    assert homes == ({place} if place else set())
+
+
+def test_a_goal_keeps_its_words_and_loses_its_when() -> None:
+    found = _tagged("my goal is to run the berlin marathon under 4 hrs")
+    assert ("add", "user", "goal:run_the_berlin_marathon", "run the berlin marathon under 4 hrs") in found
+    found = _tagged("real goal: write a book about nabataean water systems one day")
+    assert any(k.startswith("goal:") and v == "write a book about nabataean water systems" for _, _, k, v in found)

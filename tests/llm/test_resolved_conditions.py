@@ -250,3 +250,23 @@ def test_an_aversion_gone_or_a_skill_changed_takes_the_words_said(
     found = ended_pursuits(text, message, stored)
     assert [(f.subject, f.key, f.value) for f in found] == expected
     assert all(grounding_problem(f, message) is None for f in found)
+
+
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    ("acl fully repaired, cleared to play again", {("user", "health:torn_acl"): "torn ACL"},
+     [("user", "health:torn_acl", "fully repaired")]),
+    ("doctor says the asthma is resolved", {("user", "health:asthma"): "asthma"},
+     [("user", "health:asthma", "resolved")]),
+    # "cancer free" names the condition it is free of; "bp" is blood pressure
+    ("mums scans came back clear, shes cancer free", {("user's mom", "health:breast_cancer"): "breast cancer"},
+     [("user's mom", "health:breast_cancer", "cancer free")]),
+    ("bp is normal now after losing 15kg", {("user", "health:high_blood_pressure"): "high blood pressure"},
+     [("user", "health:high_blood_pressure", "normal")]),
+    # "it" over: the condition named a sentence before
+    ("theo can eat eggs now! allergist said hes outgrown it", {("Theo", "allergy:eggs"): "eggs"},
+     [("Theo", "allergy:eggs", "outgrown")]),
+    ("i love eggs! my knee pain is gone, its all healed", {("Theo", "allergy:eggs"): "eggs"}, []),
+])
+def test_more_ways_a_condition_is_said_to_be_over(
+        text: str, stored: dict[tuple[str, str], str], expected: list[tuple[str, str, str]]) -> None:
+    assert _resolved(text, stored) == expected

@@ -605,7 +605,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      _i_am_a_key, 2.5),
     (r"\bi (?:work|am working|'m working) (?:as [^.,!?;]+? )?(?:at|for) " + _V, "employer", 3.0),
     # side facts of events: the event wins the routing, the profile still learns the fact
-    (r"\b(?:i|we) (?:just |recently |finally )?(?:moved|relocated) to " + _V, "location", 1.5),
+    # ("shifted to": moved, as South Asia says it; "moved to a room in discovery gardens": the "I" dropped)
+    (r"(?:\b(?:i|we) |^\W*)(?:just |recently |finally )?(?:moved|relocated|shifted) to (?!tears\b)" + _V, "location", 1.5),
     (r"\bi (?:just |recently |finally )?(?:got|started|landed|accepted) (?:a |my )?(?:new )?"
      r"(?:job|position|role) as (?:an? )?" + _V, "job", 1.5),
     (r"\bi work in " + _V, _work_in_key, 2.5),
@@ -807,7 +808,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"instead|as)\b|[.,!]|$)", _employer_unless_place, 2.0),
     (_I_AM + r"(?:now |currently )?in (?P<v>[A-Z][\w'-]+(?:,? [A-Z][\w'-]+){0,2})(?= (?:now|these days|"
      r"nowadays|since)\b|[.,!]|$)", _in_place_key, 2.0),
-    (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?P<v>[A-Z][\w'-]+"
+    (r"\b(?:i |we )?(?:transferred|relocated|moved(?: through| over| back)?) to (?!tears\b)(?P<v>[A-Z][\w'-]+"
      r"(?:,? (?-i:[A-Z])[\w'-]+){0,2})", "location", 2.0),  # "bergen, apparently": no capital, no place
     (r"\b(?:so|now|just|basically|officially|fully) (?P<v>" + _DIETS + r")\b", "diet", 2.5),
     # "a vegetarian who eats fish now, so pescatarian I guess": the name given last is the diet
@@ -1077,7 +1078,7 @@ _REGION = re.compile(r",\s*(?P<region>(?!(?:I|It|We|He|She|They|But|And|So|The|M
                      r"Now|Then|Lol|Ok|Okay|Yes|No)\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?=\s*(?:$|[.!?;,)]| and\b| but\b| so\b))")
 # a home that is not a place: "a tiny studio in paris", "a shared flat near the station"
 _DWELLING = re.compile(r"^(?:[\w-]+ ){0,3}?(?:studio|flat|apartment|house|room|dorm|condo|bedsit|basement|"
-                       r"loft|cabin|bungalow|villa|houseshare|flatshare|townhouse|caravan|hostel)s?\b"
+                       r"loft|cabin|bungalow|villa|houseshare|flatshare|townhouse|caravan|hostel|\d?bhk|place|unit)s?\b"
                        r"(?:.*?\b(?:in|near) (?P<place>.+))?$", re.IGNORECASE)
 _IN_YEAR = re.compile(r"in (?:year|grade|form) \d|in \d{1,2}(?:st|nd|rd|th) (?:grade|year|form)", re.IGNORECASE)
 
@@ -1597,7 +1598,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             # ... and a school year its school ("year 12 at Hillcrest High")
             value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
                                 or (key == "education" and bool(_AT_SCHOOL.search(raw))),
-                                max_words=10 if key == "education" else 6)  # "... at the University of X"
+                                max_words=10 if key in ("education", "goal") else 6)  # "... at the University of X"
             if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):
@@ -1667,7 +1668,7 @@ _NAMED_LEAD = re.compile(r"^\W*(?!(?:It|This|That|There|Here|The|What|Who|How|Wh
 _OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*(?:[:=]|is\b)|"
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
                         r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
-                        r"(?:^\W*|[,;]\s*)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |real |true |long[- ]term |life )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
+                        r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |real |true |long[- ]term |life )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
                         r"(?: is|:)\s|"
                         # ...or says who is speaking by "X here" ("hello po, Rosario here, retired nurse, 67")
                         r"(?:^\W*|[,;.!]\s*)[^\W\d_][\w'-]+(?: [\w'-]+){0,3} here\b(?!\s+(?:is|are|was|in|at|to|for|and)\b)|"
@@ -2789,7 +2790,11 @@ def _skills_listed(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[
     return best
 
 
-_DEADLINE = re.compile(r" (?:before|by the time|until|till|in time for)\b.*$", re.IGNORECASE)
+_DEADLINE = re.compile(r" (?:before|by the time|until|till|in time for)\b.*$|"
+                       # "... by 2027", "... by summer", "... by myra 1st bday", "... one day"
+                       r" by (?:\d|the end|end of|next|this|summer|winter|spring|autumn|fall|christmas|xmas|"
+                       r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|(?:[\w']+ ){1,2}(?:birthday|bday|wedding)).*$|"
+                       r" (?:one day|someday|some day|eventually|this year|next year)$", re.IGNORECASE)
 
 
 def _goal_without_deadline(best: _Slots) -> _Slots:

@@ -29,7 +29,8 @@ RESOLVED_FAMILIES = ("health", "allergy")
 _RESOLUTION = re.compile(
     r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?P<v>(?:(?:fully|completely|totally|all|basically|"
     r"pretty much|100%)\s+)?"
-    r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|"
+    r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|resolved|"
+    r"repaired|fixed|(?:cancer|seizure|pain|symptom)[- ]free|"
     r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|fine)|"
     # an allergy a test disproved or that went ("no longer allergic to sulfa"): allergies only
     r"(?:no longer|not actually|not really|not) allergic(?= to\b| anymore\b| any more\b))\b", re.IGNORECASE)
@@ -52,12 +53,23 @@ _ANYMORE = re.compile(r"\b(?:anymore|any more)\b", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s+but\s+|;\s*")
 
 
+# a resolution of "it": the condition is named in a sentence before
+_IT_OVER = re.compile(r"\b(?:outgrown|outgrew|grew out of|grown out of|healed|cured|cleared|resolved)\s+it\b|"
+                      r"\b(?:it's|its|it is|it has)\s+(?:all\s+|completely\s+|fully\s+)?(?:gone|cleared|healed|resolved)\b",
+                      re.IGNORECASE)
+
+
 def resolved_conditions(text: str, message: Message,
                         current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """Updates giving each stored condition ``text`` says is over its resolution as value."""
     out: dict[tuple[str, str], FactExtraction] = {}
+    earlier = ""
     for sentence in _SENTENCES.split(text):
-        for subject, key, said in _first_resolution(sentence, current):
+        resolved = _first_resolution(sentence, current)
+        if not resolved and _IT_OVER.search(sentence):  # "theo can eat eggs now! allergist said hes outgrown it"
+            resolved = _first_resolution(f"{earlier} {sentence}", current)
+        earlier = f"{earlier} {sentence}"
+        for subject, key, said in resolved:
             out.setdefault((subject, key), FactExtraction(
                 action="update", subject=subject, key=key, value=said, evidence_msg_id=message.msg_id,
                 reason=f"condition said to be over: {said!r}", subject_quote=_named_as(subject, text, current)))
@@ -252,7 +264,8 @@ def _conditions_meant(sentence: str, said: str, clause: str,
                       current: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
     """The stored conditions ``sentence`` names (by a word of the condition), narrowed to the
     person its ``clause`` speaks of; for "in remission" alone, a named person's one stored condition."""
-    words = content_words(sentence) - content_words(said)
+    # ("cancer free" names the condition it is free of)
+    words = content_words(sentence) - content_words(re.sub(r"^\w+[- ](?=free$)", "", said))
     families = ("allergy",) if said.endswith("allergic") else RESOLVED_FAMILIES
     stored = [(subject, key, value) for (subject, key), value in current.items()
               if key.split(":", 1)[0] in families and value]
@@ -282,7 +295,7 @@ def _names_condition(condition: set[str], words: set[str]) -> bool:
 # the other words a condition goes by: its short form ("TB") and the part of the body it is of
 # ("knee is 100% healed" after a torn ACL); general anatomy, read both ways for short forms
 _ALSO_NAMED = {
-    "tuberculosis": "tb", "acl": "knee", "mcl": "knee", "meniscus": "knee", "kneecap": "knee",
+    "acl": "knee", "mcl": "knee", "meniscus": "knee", "kneecap": "knee",
     "patella": "knee", "disc": "back spine", "sciatica": "back", "lumbago": "back", "spine": "back",
     "rotator": "shoulder", "cuff": "shoulder", "achilles": "ankle heel", "plantar": "foot heel",
     "fasciitis": "foot heel", "carpal": "wrist hand", "tennis elbow": "elbow", "hamstring": "leg",
@@ -290,7 +303,8 @@ _ALSO_NAMED = {
     "urinary tract infection": "uti", "irritable bowel syndrome": "ibs", "glandular fever": "mono",
     "mononucleosis": "mono", "shingles": "rash", "conjunctivitis": "eye", "tonsillitis": "throat",
 }
-_SHORT_FORMS = {"tb": "tuberculosis", "uti": "urinary tract infection", "ibs": "irritable bowel syndrome"}
+_SHORT_FORMS = {"tb": "tuberculosis", "uti": "urinary tract infection", "ibs": "irritable bowel syndrome",
+                "bp": "blood pressure"}
 
 
 def condition_words(key: str, value: str) -> set[str]:
@@ -302,6 +316,7 @@ def condition_words(key: str, value: str) -> set[str]:
     said = " ".join([value, key.partition(":")[2].replace("_", " ")]).casefold()
     also = [other for name, other in _ALSO_NAMED.items() if re.search(rf"\b{name}s?\b", said)]
     also += [other for short, other in _SHORT_FORMS.items() if re.search(rf"\b{short}\b", said)]
+    also += [short for short, other in _SHORT_FORMS.items() if re.search(rf"\b{other}\b", said)]
     return words | content_words(" ".join(also)) - _ANY_CONDITION
 
 
