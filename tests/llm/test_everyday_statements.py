@@ -1600,3 +1600,20 @@ def test_a_goal_keeps_its_words_and_loses_its_when() -> None:
     assert ("add", "user", "goal:run_the_berlin_marathon", "run the berlin marathon under 4 hrs") in found
     found = _tagged("real goal: write a book about nabataean water systems one day")
     assert any(k.startswith("goal:") and v == "write a book about nabataean water systems" for _, _, k, v in found)
+
+
+@pytest.mark.parametrize(("text", "expected", "absent"), [
+    # a relative "is" a demonym: their nationality, no name (the demonyms of more countries)
+    ("dutch nationality, my mum is Surinamese", ("user's mom", "nationality", "Surinamese"), ("user", "family:mom")),
+    # a hyphenated name is one name
+    ("my cousin Ye-jin is my emergency contact, she lives in Seoul", ("Ye-jin", "location", "Seoul"), ("Jin", "location")),
+    # a name opening the clause, then born: their birthday, not the speaker's
+    ("myra born 16 nov, 2.9kg, both healthy", ("Myra", "birthday", "November 16"), ("user", "birthday")),
+    ("dating this guy Rafael, hes from Sao Paulo", ("user", "relationship_status", "dating"), None),
+    ("keeping kosher since i married Eli", ("user", "relationship_status", "married"), None),
+])
+def test_relatives_names_births_and_status(text: str, expected: tuple[str, str, str],
+                                           absent: tuple[str, str] | None) -> None:
+    found = _tagged(text)
+    assert ("add", *expected) in found
+    assert absent is None or not any((s, k) == absent for _, s, k, _ in found)

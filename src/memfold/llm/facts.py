@@ -1486,9 +1486,16 @@ _NOT_BIRTHDAY_NAMES = frozenset("today tomorrow yesterday tonight everyone every
                                 "anybody who whose what that it this there here mine yours one other".split())
 
 
+# "myra born 16 nov, 2.9kg", "Leo was born on 3 May": a name opening the clause, then born
+_NAME_BORN = re.compile(r"^\W*(?:(?:update|fyi|btw|also|and|so|ok|okay|omg|finally)\W+)*(?P<name>[A-Za-z][a-z-]+)"
+                        r"(?: (?:was|got) | )born\b(?P<rest>[^.!?;]*)")
+
+
 def _named_birthday(sentence: str) -> list[Found]:
     """'Leo's birthday is May 3': Leo's date."""
-    m = _NAMED_BIRTHDAY.search(sentence)
+    m = _NAMED_BIRTHDAY.search(sentence) or _NAME_BORN.match(sentence)
+    if m and m["name"].lower() in _NOT_BIRTHDAY_NAMES | {"i", "im", "we", "he", "she", "they", "was", "just"}:
+        m = None
     lower = None if m else _LOWER_NAMED_BIRTHDAY.match(sentence)
     if lower and (lower["name"] in _NOT_BIRTHDAY_NAMES or canonical_relation(lower["name"]) in RELATION_WORDS):
         lower = None
@@ -2662,6 +2669,11 @@ def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[st
     the religion."""
     for (subject, key), item in list(best.items()):
         family, words = key.partition(":")[0], item.value.lower().split()
+        if family == "family" and _is_demonym(item.value):  # "my mum is Surinamese": hers, no name
+            del best[(subject, key)]
+            relative = f"{subject}'s {key.partition(':')[2].replace('_', ' ')}"
+            best.setdefault((relative, "nationality"), replace(item, subject=relative, key="nationality"))
+            continue
         if family not in ("trait", "job") or not words:
             continue
         if _is_demonym(item.value) and (subject, "nationality") not in best:
@@ -3552,6 +3564,8 @@ def _clause_facts(clause: str, speaker: str) -> list[Found]:
                   if item.value.lower().startswith("not ")]
     if pets:  # "two cats, Miso and Tofu": the named pets replace the bare 'pet:cats'
         rules = [item for item in rules if not item.key.startswith("pet:")]
+    born = {item.value for item in relations if item.key == "birthday"}  # "myra born 16 nov": hers
+    rules = [item for item in rules if not (item.key == "birthday" and item.subject == speaker and item.value in born)]
     return pets + relations + rules
 
 

@@ -203,13 +203,20 @@ def marks(sentence: str, offsets: Sequence[tuple[int, int]], predicted: Sequence
             last[4].append(confidence[i])
         else:
             runs.append([tag, a, b, i, [confidence[i]]])
-    return [Mark(tag, *_whole_words(sentence, a, b), float(np.mean(conf))) for tag, a, b, _, conf in runs]
+    return [Mark(tag, *_whole_words(sentence, a, b, hyphens=tag == "SUBJ"), float(np.mean(conf)))
+            for tag, a, b, _, conf in runs]
 
 
-def _whole_words(sentence: str, start: int, end: int) -> tuple[int, int]:
-    while start > 0 and sentence[start - 1].isalnum():
+def _whole_words(sentence: str, start: int, end: int, *, hyphens: bool = False) -> tuple[int, int]:
+    """The span widened to whole words; with ``hyphens``, across a hyphen between letters
+    (a person's name: "Ye-jin", "Jean-Paul")."""
+    def part_of_word(at: int) -> bool:
+        char = sentence[at]
+        return char.isalnum() or (hyphens and char == "-" and 0 < at < len(sentence) - 1
+                                   and sentence[at - 1].isalpha() and sentence[at + 1].isalpha())
+    while start > 0 and part_of_word(start - 1):
         start -= 1
-    while end < len(sentence) and sentence[end].isalnum():
+    while end < len(sentence) and part_of_word(end):
         end += 1
     return start, end
 

@@ -220,7 +220,9 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
      r"|\bhusband and wife\b|(?:^\W*|[.!,;]\s*)(?:we did it\W+)?(?:just |finally |officially )?(?:tied the knot|got hitched)\b"
      # "remarried last weekend!!", "i got remarried in june"
-     r"|(?:^\W*|\b(?:i|we)(?:'ve| have)? )(?:just |finally |officially )?(?:got )?remarried\b",
+     r"|(?:^\W*|\b(?:i|we)(?:'ve| have)? )(?:just |finally |officially )?(?:got )?remarried\b"
+     # "since i married Eli", "i married my best friend": the speaker's own wedding, past
+     r"|\bi (?:just |finally )?married(?= my | (?-i:[A-Z])[a-z]+\b|$)",
      "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
      r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b.{0,80}?\bsaid yes\b|"
@@ -233,7 +235,7 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      r"\b(?:i've been|i have been|i'm|i am) (?:now |currently )?(?:seeing|dating)"
      r"(?= (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|$)|"
      # the "I" dropped at the start of a message: "seeing someone, early days", "taken, happily in a relationship"
-     r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|a (?:guy|girl|man|woman))\b|"
+     r"^\W*(?:(?:been|now|currently) )?(?:seeing|dating) (?:someone|somebody|(?:a|this) (?:guy|girl|man|woman))\b|"
      r"^\W*(?:been|now|currently) (?:seeing|dating)(?= (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])[a-z]+\b|$)|"
      r"\b(?:we've|we have|we're|we are) (?:been )?seeing each other\b|"
      r"(?:^\W*|\b(?:i'm|i am) )(?:happily |now )?(?:in a (?:relationship|committed relationship)|taken)\b|"
@@ -391,7 +393,16 @@ taiwan:taiwanese|tanzania:tanzanian|thailand:thai|trinidad:trinidadian|tunisia:t
 turkey:turkish|uganda:ugandan|ukraine:ukrainian|united kingdom:british|the uk:british|uk:british
 britain:british|great britain:british|united states:american|the us:american|the usa:american
 usa:american|us:american|america:american|uruguay:uruguayan|venezuela:venezuelan|vietnam:vietnamese
-wales:welsh|yemen:yemeni|zambia:zambian|zimbabwe:zimbabwean"""
+wales:welsh|yemen:yemeni|zambia:zambian|zimbabwe:zimbabwean
+suriname:surinamese|angola:angolan|mozambique:mozambican|namibia:namibian|botswana:botswanan|malawi:malawian
+madagascar:malagasy|mauritius:mauritian|ivory coast:ivorian|mali:malian|eritrea:eritrean|libya:libyan
+sierra leone:sierra leonean|liberia:liberian|gambia:gambian|benin:beninese|togo:togolese|congo:congolese
+gabon:gabonese|cape verde:cape verdean|mongolia:mongolian|uzbekistan:uzbek|kyrgyzstan:kyrgyz|tajikistan:tajik
+turkmenistan:turkmen|azerbaijan:azerbaijani|belarus:belarusian|moldova:moldovan|north macedonia:macedonian
+montenegro:montenegrin|bhutan:bhutanese|myanmar:burmese|fiji:fijian|samoa:samoan|tonga:tongan
+el salvador:salvadoran|belize:belizean|barbados:barbadian|bahamas:bahamian|guyana:guyanese|qatar:qatari
+kuwait:kuwaiti|bahrain:bahraini|oman:omani|united arab emirates:emirati|uae:emirati|maldives:maldivian
+brunei:bruneian|monaco:monegasque|papua new guinea:papua new guinean"""
 DEMONYMS = dict(tuple(pair.split(":")) for pair in _DEMONYM_TABLE.replace("\n", "|").split("|") if pair)
 
 
