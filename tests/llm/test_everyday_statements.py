@@ -1617,3 +1617,8 @@ def test_relatives_names_births_and_status(text: str, expected: tuple[str, str, 
     found = _tagged(text)
     assert ("add", *expected) in found
     assert absent is None or not any((s, k) == absent for _, s, k, _ in found)
+
+
+def test_a_relation_word_is_no_name() -> None:
+    found = _tagged("my twin sister is a pharmacist in lyon")
+    assert not any(k.startswith("family:") and v.lower() == "sister" for _, _, k, v in found)

@@ -288,3 +288,16 @@ def test_what_the_speakers_parents_are_is_theirs(text: str, fact: tuple[str, str
     found = _tagged(text, {})
     assert fact in found
     assert ("user", fact[1], fact[2]) not in found
+
+
+@pytest.mark.parametrize(("subject", "canonical"), [
+    ("user's grandad", "user's grandpa"),
+    # an in-law typed with spaces is the hyphenated relative the router stores
+    ("user's mother in law", "user's mother-in-law"),
+    ("user's mother-in-law", "user's mother-in-law"),
+    ("Tash", "Tash"),
+])
+def test_one_spelling_of_a_relative(subject: str, canonical: str) -> None:
+    from memfold.llm.keys import canonical_subject
+
+    assert canonical_subject(subject) == canonical

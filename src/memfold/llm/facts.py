@@ -1231,6 +1231,9 @@ def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
     found = (_named_relatives(sentence, speaker) or _lowercase_relatives(sentence, speaker)
              or _lowercase_birthday(sentence, speaker))
+    # a relation word is no name ("my twin sister is ...": no twin called Sister)
+    found = [item for item in found if not (item.subject == speaker and item.key.partition(":")[0] in
+                                            ("family", "child", "partner") and item.value.lower() in RELATION_WORDS)]
     if found:
         return found
     for m in _RELATION_NAME.finditer(sentence):  # "I live with my girlfriend Sofia"

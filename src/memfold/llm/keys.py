@@ -212,14 +212,17 @@ def canonical_key(key: str) -> str:
     return f"{family}:{table.get(words, words).replace(' ', '_')}"
 
 
-_RELATIVE_SUBJECT = re.compile(r"^(?P<owner>.+?)'s (?P<relation>[a-z]+(?: [a-z]+)?)$", re.IGNORECASE)
+_RELATIVE_SUBJECT = re.compile(r"^(?P<owner>.+?)'s (?P<relation>[a-z]+(?: [a-z]+){0,2}|[a-z]+-in-law)$", re.IGNORECASE)
 
 
 def canonical_subject(subject: str) -> str:
     """``user's grandad`` -> ``user's grandpa``: a relative by the one spelling the router
-    stores (``RELATION_CANON``), so a lookup by another word for them finds their facts."""
+    stores (``RELATION_CANON``), so a lookup by another word for them finds their facts;
+    an in-law by its hyphenated spelling (``user's mother in law`` -> ``user's mother-in-law``)."""
     m = _RELATIVE_SUBJECT.match(subject.strip())
     relation = " ".join(m["relation"].lower().split()) if m else ""
+    if m and relation.endswith(" in law") and relation.replace(" ", "-") in RELATION_WORDS:
+        return f"{m['owner']}'s {relation.replace(' ', '-')}"
     if not m or relation not in RELATION_CANON:
         return subject
     return f"{m['owner']}'s {RELATION_CANON[relation]}"
