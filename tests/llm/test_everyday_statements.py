@@ -1622,3 +1622,13 @@ def test_relatives_names_births_and_status(text: str, expected: tuple[str, str, 
 def test_a_relation_word_is_no_name() -> None:
     found = _tagged("my twin sister is a pharmacist in lyon")
     assert not any(k.startswith("family:") and v.lower() == "sister" for _, _, k, v in found)
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    # a car's make and model after three words of description
+    ("i drive a beat up white renault kangoo for work", "possession:car", "beat up white renault kangoo"),
+    # the favourite is what follows "but", not the apology before it
+    ("sorry DCH but Laapataa Ladies is my fav movie now", "favorite:movie", "Laapataa Ladies"),
+])
+def test_values_said_at_length_or_after_but(text: str, key: str, value: str) -> None:
+    assert ("add", "user", key, value) in _tagged(text)

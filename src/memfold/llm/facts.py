@@ -575,7 +575,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"daily\b|every\b|most\b|home\b|in\b|into\b|around\b|through\b|past\b|with\b|at\b|on\b|like\b|too\b|so\b|"
      r"very\b|really\b|fast\b|slowly\b|safely\b|carefully\b|manual\b|automatic\b|stick\b)"
      r"(?:an? |the )?(?P<v>[\w-]+(?: (?!(?:to|for|every|most|on|at|in|with|and|but|because|since|daily|around|"
-     r"when|whenever|so|which|that|these|now)\b)[\w-]+){0,3})", _possession_key, 2.5),
+     r"when|whenever|so|which|that|these|now)\b)[\w-]+){0,4})", _possession_key, 2.5),
     # "I drive for Uber", "i deliver for deliveroo": who they work for
     (r"\bi (?:drive|deliver|ride|cycle|shop|freelance) for (?P<v>[\w&'.-]+(?: (?-i:[A-Z])[\w&'.-]*){0,2})", "employer", 2.5),
     (_HAVE + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}?(?P<item>" + _POSSESSIONS + r"))\b",
@@ -954,7 +954,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "i support arsenal", "i support Brentford now": a team followed (not "i support the idea")
     (r"\bi (?:now |still |also |proudly |have always |always )?support (?P<v>" + _SUPPORTED + r")", "likes", 2.0),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
-    (r"(?:^|[,;] | [-\u2013\u2014] )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] )[\w'&. -])*?) (?:is|are) my "
+    # (the thing is after a "but": "sorry DCH but Laapataa Ladies is my fav movie now")
+    (r"(?:^|[,;] | [-\u2013\u2014] | but )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
     (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: (?!(?:unlocked|alert|update|ever)\b)[a-z]+)?)"
