@@ -191,6 +191,9 @@ def test_owning_a_thing_or_teaching_family_is_no_job(text: str) -> None:
     ("can u give me gym ideas, im 45 and have a bad knee", ["im 45 and have a bad knee"]),
     ("what should i cook, my wife is vegan", ["my wife is vegan"]),
     ("how are you, im good thanks", []),  # a pleasantry, not a statement of fact
+    # the "I" dropped before what happened to the speaker's body or things
+    ("can u suggest some low impact cardio, tore my acl last year and its still dodgy",
+     ["tore my acl last year and its still dodgy"]),
 ])
 def test_a_statement_after_a_request_is_content(text: str, content: list[str]) -> None:
     from memfold.llm.cues import content_sentences

@@ -369,7 +369,11 @@ _STATEMENT_AFTER_REQUEST = re.compile(
     r"^[^,?]{3,80}[,;]\s*(?P<statement>(?!(?:i'm|im|i am) (?:good|fine|ok|okay|great|well|alright|doing|not bad|"
     r"so|just|sorry|glad|happy|sure|curious|wondering|asking|trying|thinking|looking)\b)"
     r"(?:i'm|im|i am|i have|i've|ive|my|we're|we have|we've|(?:i|we) (?:live|work|study|teach|grew up|was born|"
-    r"were born|moved|speak|own|drive)|i'm from|im from)\b[^?]+)[.!]*$",
+    r"were born|moved|speak|own|drive)|i'm from|im from|"
+    # ... or one whose "I" is dropped before what happened to the speaker's body or things
+    # ("can u suggest low impact cardio, tore my acl last year")
+    r"(?:just |recently |finally )?(?:tore|broke|sprained|injured|fractured|dislocated|twisted|lost|sold|bought|"
+    r"adopted|quit|left|started|finished|passed) (?:my|our)\b)\b[^?]+)[.!]*$",
     re.IGNORECASE)
 
 
