@@ -1635,3 +1635,12 @@ def test_a_relation_word_is_no_name() -> None:
 ])
 def test_values_said_at_length_or_after_but(text: str, key: str, value: str) -> None:
     assert ("add", "user", key, value) in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("our kelpie Ned ate half a jar of vegemite off the bench, is that gonna hurt him?", {("user", "pet:dog", "Ned")}),
+    # a cross ("x", "cross", "mix") and an age said after the name
+    ("got a kelpie x named Dusty, 3 yrs old, absolute menace", {("user", "pet:dog", "Dusty"), ("Dusty", "age", "3")}),
+])
+def test_more_breeds_crosses_and_ages(text: str, facts: set[tuple[str, str, str]]) -> None:
+    assert {("add", *fact) for fact in facts} <= _tagged(text)

@@ -1305,9 +1305,10 @@ _PET_RULES = (
     re.compile(r"(?:\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )|"
                r"^(?i:(?:just |finally )?(?:got|adopted) ))(?i:"
                r"(?:an? |one |a pet |a new )?)"
-               + _SPECIES + r"(?:,? (?i:named|called) |, )" + _NAME
+               + _SPECIES + r"(?: (?i:x|cross|mix))?(?:,? (?i:named|called) |, )" + _NAME  # "a kelpie x named Dusty"
                + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|"
-               r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40}))?"),
+               r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40})|"
+               r",? (?P<age>\d{1,2}) ?(?i:yrs?|years?|y/?o)(?i: old)?\b)?"),
     # "my dog Biscuit is a golden retriever", "my dog's name is Max", "our cat, Luna, ..."
     re.compile(r"\b(?i:my|our) " + _SPECIES + r"(?i:'s name is| is named| is called|,)? "
                + _NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
@@ -1397,6 +1398,8 @@ def _pet_facts(sentence: str, speaker: str) -> list[Found]:
         name = proper(m["name"])  # "called bao": Bao
         names = name + (f" and {second}" if second else "")
         found = [Found(speaker, f"pet:{_singular(m['species'])}", names, 3.0)]
+        if groups.get("age"):  # "got a kelpie x named Dusty, 3 yrs old"
+            found.append(Found(name, "age", groups["age"], 2.5))
         desc = clean_value(groups.get("desc") or "")
         if desc and not second and not _OBJECT_PRONOUN.match(desc):
             age = _PET_AGE.match(desc)  # "my cat Mochi is 14", "a 3 year old boxer"

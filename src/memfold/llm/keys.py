@@ -125,7 +125,10 @@ PET_CANON = {"puppy": "dog", "pup": "dog", "doggo": "dog", "doggy": "dog", "dogg
                  "labradoodle", "goldendoodle", "doodle", "cavapoo", "cavoodle", "cavachon", "maltipoo",
                  "spoodle", "groodle", "bernedoodle", "sheepadoodle", "cavalier", "yorkie",
                  "staffie", "staffy", "jack russell", "basset", "bloodhound", "newfoundland",
-                 "bernese", "st bernard", "saint bernard", "havanese", "bichon", "mutt", "golden", "pit"), "dog"),
+                 "bernese", "st bernard", "saint bernard", "havanese", "bichon", "mutt", "golden", "pit",
+                 "kelpie", "heeler", "cattle dog", "sheepdog", "border collie", "springer", "cocker", "weiner dog",
+                 "ridgeback", "basenji", "shar pei", "chow", "chow chow", "lhasa apso", "pekingese", "papillon",
+                 "boerboel", "aspin", "pariah", "indie"), "dog"),
              **dict.fromkeys((
                  "tabby", "siamese", "persian", "ragdoll", "maine coon", "coon", "bengal",
                  "sphynx", "shorthair", "calico", "tortie", "tortoiseshell", "moggy", "burmese",
