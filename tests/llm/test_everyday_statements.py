@@ -1644,3 +1644,16 @@ def test_values_said_at_length_or_after_but(text: str, key: str, value: str) -> 
 ])
 def test_more_breeds_crosses_and_ages(text: str, facts: set[tuple[str, str, str]]) -> None:
     assert {("add", *fact) for fact in facts} <= _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    # no kind said: the thing's own head noun is the kind
+    ("filter coffee is my favourite, Narasus powder only", ("user", "favorite:coffee", "filter coffee")),
+    ("favourite place in the world = omalos plateau in april", ("user", "favorite:place", "omalos plateau")),
+    # a pronoun or a name says no kind
+    ("this one is my favourite", None),
+    ("Markos Vamvakaris is my favourite", None),
+])
+def test_a_favourite_without_its_kind(text: str, fact: tuple[str, str, str] | None) -> None:
+    favourites = {(s, k, v) for _, s, k, v in _tagged(text) if k.startswith("favorite:")}
+    assert favourites == ({fact} if fact else set())

@@ -466,6 +466,18 @@ def _favorite_key(m: re.Match[str]) -> str:
     return f"favorite:{slug(m['what'])}"
 
 
+# "filter coffee is my favourite": no kind said, the thing's own head noun is it (not "this
+# one is my favourite", not a name: "Markos Vamvakaris is my favourite" says no kind)
+_NOT_A_KIND = frozenset("this that it these those one ones mine yours which what everything thing stuff".split())
+
+
+def _favorite_of_its_kind(m: re.Match[str]) -> str | None:
+    words = m["v"].split()
+    if not words or words[0].lower() in _NOT_A_KIND or words[-1].lower() in _NOT_A_KIND or len(words) > 3:
+        return None
+    return f"favorite:{slug(words[-1])}"
+
+
 _POSSESSIONS = ("car|bike|bicycle|motorbike|motorcycle|scooter|truck|van|suv|phone|laptop|"
                 "computer|tablet|camera|watch|guitar|piano|boat|kayak|e-?bike|headphones|console")
 _VEHICLE_VERBS = {"drive": "car", "ride": "bike"}
@@ -958,8 +970,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^|[,;] | [-\u2013\u2014] | but )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?) (?:is|are) my "
      r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
-    (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: (?!(?:unlocked|alert|update|ever)\b)[a-z]+)?)"
-     r"(?: order| ever| unlocked| alert| update)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
+    (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: (?!(?:unlocked|alert|update|ever|in)\b)[a-z]+)?)"
+     r"(?: order| ever| unlocked| alert| update| in the world| of all time)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
+    (r"(?:^\W*|[,;] | but )(?P<v>(?-i:[a-z])[\w'-]*(?: (?-i:[a-z])[\w'-]*){0,2}) (?:is|are) my (?:absolute |all[- ]time )?"
+     r"favou?rite(?=\s*(?:[,.!;]|$))", _favorite_of_its_kind, 2.5),
     (r"\bi (?:do|practi[cs]e|go) (?:a lot of |some |competitive )?(?P<v>[\w-]+ing(?: [\w-]+)?|"
      r"yoga|pilates|karate|judo|crossfit|parkour|pottery|boxing|taekwondo)\b(?! (?:to|for|with|at)\b)",
      "hobby", 2.5),
@@ -1679,7 +1693,8 @@ _NAMED_LEAD = re.compile(r"^\W*(?!(?:It|This|That|There|Here|The|What|Who|How|Wh
                          r"(?-i:[A-Z][a-z]+)(?:'s|\s+(?:is|was|works|lives|has|just|got|started|moved))\b")
 # ...or opens with a field of the speaker's ("new favourite author: adichie, read all her books")
 # or speaks of their move or new home ("the move to vancouver went ok, boxes everywhere")
-_OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?\s*(?:[:=]|is\b)|"
+_OWN_FIELD = re.compile(r"^\W*(?:new |current |all[- ]time )?(?:favou?rite|fave?) \w+(?: \w+)?(?: in the world| of all time| ever)?"
+                        r"\s*(?:[:=]|is\b)|"
                         r"\b(?:the|our) (?:big )?move (?:out )?to\b|"
                         r"\b(?:the|our) new (?:place|flat|apartment|house|home|digs|condo) in\b|^\W*new address is\b|"
                         r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |real |true |long[- ]term |life )?(?:goal|aim|dream)(?: (?:for|this|next) [\w ]{0,15}?)?"
