@@ -1657,3 +1657,20 @@ def test_more_breeds_crosses_and_ages(text: str, facts: set[tuple[str, str, str]
 def test_a_favourite_without_its_kind(text: str, fact: tuple[str, str, str] | None) -> None:
     favourites = {(s, k, v) for _, s, k, v in _tagged(text) if k.startswith("favorite:")}
     assert favourites == ({fact} if fact else set())
+
+
+@pytest.mark.parametrize(("text", "facts", "absent"), [
+    # how long, no age
+    ("married 52 years to my Rosa and she still laughs at my jokes", set(), ("user", "age")),
+    # a verb after a relation is no name
+    ("my dad drives taxis in hanoi, has done for 20 years", {("user's dad", "location", "Hanoi")}, ("user", "family:dad")),
+    ("my flatmate Oluwaseun is a junior doctor at the QE", {("Oluwaseun", "employer", "QE")}, None),
+    # a student's "at" is where they study
+    ("My granddaughter Valentina is a medical student at the UBA", {("Valentina", "education", "UBA")},
+     ("Valentina", "employer")),
+])
+def test_durations_verbs_and_places_of_work_or_study(text: str, facts: set[tuple[str, str, str]],
+                                                     absent: tuple[str, str] | None) -> None:
+    found = _tagged(text)
+    assert {("add", *fact) for fact in facts} <= found
+    assert absent is None or not any((s, k) == absent for _, s, k, _ in found)

@@ -1046,6 +1046,12 @@ def _lowercase_birthday(sentence: str, speaker: str) -> list[Found]:
     return found
 
 
+# what a relative does, said after the relation ("my dad drives taxis in hanoi"): no name
+_VERBS_OF_A_LIFE = frozenset("drives works lives teaches runs owns loves hates plays sells cooks studies makes "
+                             "fixes builds manages rides sings writes paints coaches cleans does goes gets keeps "
+                             "says thinks wants needs knows speaks prefers likes".split())
+
+
 def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
     """The relation of a relative named in lowercase; what the sentence says of them is left
     to the tagger, which reads lowercase names (the first-person rewrite reads "is italian" as
@@ -1053,7 +1059,7 @@ def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
     found: list[Found] = []
     for m in _RELATION_RULE_LOWER.finditer(sentence):
         name, rel = m["name"], m["rel"].lower()
-        if name in _NOT_LOWER_NAMES or name.endswith(("ly", "ing", "ed", "'s", "s'")) \
+        if name in _NOT_LOWER_NAMES or name.endswith(("ly", "ing", "ed", "'s", "s'")) or name in _VERBS_OF_A_LIFE \
                 or (rel != "boss" and rel.endswith("s")) \
                 or m["verb"] in ("shes", "hes", "its", "thats", "whats", "theres", "lets"):
             continue
@@ -1965,7 +1971,8 @@ def _no_age_of_a_thing(best: dict[tuple[str, str], Found], text: str, speaker: s
     if mine is not None and (any(m["age"] == mine.value for m in _THINGS_AGE.finditer(spelled))
                              or any(m["age"] == mine.value for m in _AGE_TO_COME.finditer(spelled))
                              or any(m["age"] == mine.value for m in _SOMEONE_AGED.finditer(spelled))
-                             or any(mine.value in (m["age"], m["theirs"]) for m in _COUNT_OR_THEIRS.finditer(spelled))):
+                             or any(mine.value in (m["age"], m["theirs"], m["how_long"])
+                                    for m in _COUNT_OR_THEIRS.finditer(spelled))):
         del best[(speaker, "age")]
         # "... before I turn 50. I'm 46 now": the age said plainly elsewhere is the speaker's
         plain = [m["age"] for m in _AGE_NOW.finditer(spelled) if m["age"] != mine.value]
@@ -2150,7 +2157,10 @@ _AGE_TO_COME = re.compile(r"\b(?:before|by the time|by|when|until|till|once) (?:
 # "i have 47 houseplants", "theyre 2": a count of things, or the age of the people just named
 _COUNT_OR_THEIRS = re.compile(r"\b(?:have|had|has|got|own|with) (?:like |about |over |nearly |almost )?(?P<age>\d{1,3}) "
                               r"(?!years?\b|yrs?\b)[a-z-]+s\b|\bthey(?:'re|re| are) (?:only |just |now |nearly |almost )?"
-                              r"(?P<theirs>\d{1,2})\b", re.IGNORECASE)
+                              r"(?P<theirs>\d{1,2})\b|"
+                              # "married 52 years", "together for 10 yrs", "sober 3 years": how long, no age
+                              r"\b(?:married|together|sober|clean|wed|dating|here|there|working|teaching|retired)"
+                              r"(?: for)? (?P<how_long>\d{1,3}) (?:years?|yrs?)\b", re.IGNORECASE)
 
 
 # "my girlfriend Anjali and i both live in bangalore", "my mom moved in with us here in
@@ -2749,7 +2759,7 @@ _JOB_IN_PLACE = r"(?:\s+(?:at|with|for)\s+[^,.;!?]{{1,40}}?)?\s+in\s+(?P<place>(
 
 
 # "marcus is a bartender at Whislers": the employer of someone else, by name (capitalised)
-_JOB_AT_EMPLOYER = r"\s+(?:at|with|for)\s+(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|&|of|de))*))"
+_JOB_AT_EMPLOYER = r"\s+(?:at|with|for)\s+(?:the\s+)?(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|&|of|de))*))"
 
 
 def _where_they_work(best: _Slots, text: str, speaker: str) -> _Slots:
@@ -2761,8 +2771,12 @@ def _where_they_work(best: _Slots, text: str, speaker: str) -> _Slots:
         if m and (subject, "location") not in best and m["place"].split()[0].lower() not in _TIME_WORDS | _PLACE_ENDS:
             best[(subject, "location")] = Found(subject, "location", m["place"], min(item.weight, 2.0))
         m = re.search(said + _JOB_AT_EMPLOYER, text, re.IGNORECASE)
-        if m and (subject, "employer") not in best and m["org"].split()[0].lower() not in _TIME_WORDS | _PLACE_ENDS:
-            best[(subject, "employer")] = Found(subject, "employer", m["org"].rstrip(".'"), min(item.weight, 2.0))
+        if m is None or m["org"].split()[0].lower() in _TIME_WORDS | _PLACE_ENDS:
+            continue
+        # a student's is where they study ("a medical student at the UBA"), over a reading cut at "at the"
+        key = "education" if re.search(r"\bstudent$", item.value, re.IGNORECASE) else "employer"
+        if (subject, key) not in best or re.search(r"\bat(?: the)?$", best[(subject, key)].value, re.IGNORECASE):
+            best[(subject, key)] = Found(subject, key, m["org"].rstrip(".'"), min(item.weight, 2.0))
     return best
 
 
