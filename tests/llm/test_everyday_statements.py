@@ -1674,3 +1674,9 @@ def test_durations_verbs_and_places_of_work_or_study(text: str, facts: set[tuple
     found = _tagged(text)
     assert {("add", *fact) for fact in facts} <= found
     assert absent is None or not any((s, k) == absent for _, s, k, _ in found)
+
+
+def test_a_place_someone_is_in_is_no_pastime() -> None:
+    found = _tagged("mom finally moved up here, shes in Round Rock now 10 min from destiny")
+    assert ("add", "user's mom", "location", "Round Rock") in found
+    assert not any(k.startswith("hobby:") for _, _, k, _ in found)

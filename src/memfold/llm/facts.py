@@ -1915,6 +1915,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _goal_said_whole(best, text)
     best = _goal_without_deadline(best)
     best = _sense_lost_where(best, text)
+    best = _taste_that_is_a_place(best, text)
     best = _where_they_work(best, text, speaker)
     return _other_languages(_skills_listed(best, text), text, speaker)
 
@@ -2777,6 +2778,22 @@ def _where_they_work(best: _Slots, text: str, speaker: str) -> _Slots:
         key = "education" if re.search(r"\bstudent$", item.value, re.IGNORECASE) else "employer"
         if (subject, key) not in best or re.search(r"\bat(?: the)?$", best[(subject, key)].value, re.IGNORECASE):
             best[(subject, key)] = Found(subject, key, m["org"].rstrip(".'"), min(item.weight, 2.0))
+    return best
+
+
+# "shes in Round Rock now": a capitalised thing someone "is in" is where they are, though the
+# tagger read it as a pastime
+_IS_IN = r"\b(?:is|s|'s|am|are|im|i'm|shes|hes|she's|he's|we're|theyre|they're|lives|live|living|moved|based) in "
+
+
+def _taste_that_is_a_place(best: _Slots, text: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        if key.partition(":")[0] not in ("hobby", "likes") or not item.value[:1].isupper() \
+                or (subject, "location") in best:
+            continue
+        if re.search(_IS_IN + re.escape(item.value) + r"\b", text, re.IGNORECASE):
+            del best[(subject, key)]
+            best[(subject, "location")] = replace(item, key="location")
     return best
 
 
