@@ -1680,3 +1680,14 @@ def test_a_place_someone_is_in_is_no_pastime() -> None:
     found = _tagged("mom finally moved up here, shes in Round Rock now 10 min from destiny")
     assert ("add", "user's mom", "location", "Round Rock") in found
     assert not any(k.startswith("hobby:") for _, _, k, _ in found)
+
+
+@pytest.mark.parametrize(("text", "job"), [
+    ("marhaba, im Khaled, licensed tour guide in Petra for 11 years", "licensed tour guide"),
+    ("hi im Manolis 58 yrs, shepherd, i live in Anogeia", "shepherd"),
+    ("hey its dale btw, cheesemaker out in monroe wisconsin", "cheesemaker"),
+    ("hi im Sam, thanks for the help, whatever", None),
+])
+def test_a_job_said_as_a_fragment_after_ones_name(text: str, job: str | None) -> None:
+    jobs = {v for _, s, k, v in _tagged(text) if (s, k) == ("user", "job")}
+    assert jobs == ({job} if job else set())

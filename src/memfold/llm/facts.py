@@ -60,7 +60,10 @@ _JOBS = frozenset(
     # jobs named by "-man"/"-woman"/"-person" (the suffix alone would make "a gentleman" a job)
     "postman postwoman fireman firefighter fisherman salesman saleswoman salesperson businessman "
     "businesswoman handyman cameraman policeman policewoman repairman chairman chairwoman foreman "
-    "craftsman tradesman doorman milkman binman lineman stuntman spokesperson".split())
+    "craftsman tradesman doorman milkman binman lineman stuntman spokesperson "
+    # jobs no suffix gives away
+    "guide shepherd guard lifeguard maid monk nun priest pastor imam rabbi vicar curate judge captain "
+    "dj model tech rep chauffeur concierge steward stewardess paralegal midwife sous".split())
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ary|ive)$")
 _NOT_JOBS = frozenset(
     "fan lover member beginner believer user player owner mother father parent brother "
@@ -71,7 +74,8 @@ _NOT_JOBS = frozenset(
     # words that only look like agent nouns ("no fish either now")
     "either neither another whether together rather ever never over after later sooner longer "
     "older younger faster harder easier summer winter weather water under order paper dinner "
-    "number matter letter corner border power quieter calmer happier healthier".split())
+    "number matter letter corner border power quieter calmer happier healthier whatever however whenever "
+    "wherever forever".split())
 _PARENT = frozenset(
     "mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
 # lactose intolerance is a health condition (health:lactose_intolerance), not a diet: it
@@ -274,14 +278,16 @@ _CLAUSE_SUBJECTS = frozenset("i i'm im we you he she they it its it's".split())
 
 def _job_only(m: re.Match[str]) -> str | None:
     """The noun phrase is a job title only when its head noun is a job word."""
-    words = m["v"].lower().split()
+    return "job" if _names_a_job(m["v"].lower().split()) else None
+
+
+def _names_a_job(words: list[str]) -> bool:
     head = words[-1] if words else ""
-    if words == [head] and head in _PARENT:
-        return None  # "Mom, can you help": a parent addressed ("stay at home mom, two kids" is a job)
+    if not head or (words == [head] and head in _PARENT):
+        return False  # "Mom, can you help": a parent addressed ("stay at home mom, two kids" is a job)
     if words[0] in _CLAUSE_SUBJECTS:
-        return None  # "i hate coriander, but ...": a clause, not a title
-    return "job" if head in _JOBS or (_JOB_SUFFIX.search(head) and head not in _NOT_JOBS) \
-        or head in _JOB_HEADS else None
+        return False  # "i hate coriander, but ...": a clause, not a title
+    return head in _JOBS or (bool(_JOB_SUFFIX.search(head)) and head not in _NOT_JOBS) or head in _JOB_HEADS
 
 
 # a message opening with the speaker's condition or job, the "I" left out (the rules below and
@@ -1915,6 +1921,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _goal_said_whole(best, text)
     best = _goal_without_deadline(best)
     best = _sense_lost_where(best, text)
+    best = _job_after_own_name(best, text, speaker)
     best = _taste_that_is_a_place(best, text)
     best = _where_they_work(best, text, speaker)
     return _other_languages(_skills_listed(best, text), text, speaker)
@@ -2778,6 +2785,26 @@ def _where_they_work(best: _Slots, text: str, speaker: str) -> _Slots:
         key = "education" if re.search(r"\bstudent$", item.value, re.IGNORECASE) else "employer"
         if (subject, key) not in best or re.search(r"\bat(?: the)?$", best[(subject, key)].value, re.IGNORECASE):
             best[(subject, key)] = Found(subject, key, m["org"].rstrip(".'"), min(item.weight, 2.0))
+    return best
+
+
+# "marhaba, im Khaled, licensed tour guide in Petra", "hi im Manolis 58 yrs, shepherd, i live in
+# Anogeia": a job said as a fragment of its own after the speaker gives their name
+_FRAGMENT_JOB = re.compile(r"^\s*(?P<job>[a-z][\w-]*(?: [a-z][\w-]*){0,2}?)(?=\s*$|\s+(?:in|at|for|out|from|with|since|"
+                           r"by|here|there|and|but|so|of)\b)", re.IGNORECASE)
+
+
+def _job_after_own_name(best: _Slots, text: str, speaker: str) -> _Slots:
+    name = best.get((speaker, "name"))
+    if name is None or (speaker, "job") in best:
+        return best
+    parts = re.split(r"[,;.!]", text)
+    named_at = next((n for n, part in enumerate(parts) if re.search(rf"\b{re.escape(name.value)}\b", part, re.I)), None)
+    for part in parts[named_at + 1:] if named_at is not None else []:
+        m = _FRAGMENT_JOB.match(part)
+        if m and _names_a_job(m["job"].lower().split()):
+            best[(speaker, "job")] = Found(speaker, "job", m["job"], 2.0)
+            break
     return best
 
 
