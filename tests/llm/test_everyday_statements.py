@@ -1691,3 +1691,12 @@ def test_a_place_someone_is_in_is_no_pastime() -> None:
 def test_a_job_said_as_a_fragment_after_ones_name(text: str, job: str | None) -> None:
     jobs = {v for _, s, k, v in _tagged(text) if (s, k) == ("user", "job")}
     assert jobs == ({job} if job else set())
+
+
+def test_a_request_after_a_statement_is_no_part_of_it() -> None:
+    from memfold.llm.facts import fact_sentences
+
+    text = "mom finally moved up here, shes in Round Rock now, find her a good church nearby"
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
+    assert all("church" not in sentence for sentence in fact_sentences(message))
+    assert ("add", "user's mom", "location", "Round Rock") in _tagged(text)

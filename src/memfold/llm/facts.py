@@ -3440,8 +3440,20 @@ def fact_sentences(message: Message, content: list[str] | None = None,
                 and clause_owner(sentence, known.speaker if known else "user") is None
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
             continue
-        out.append(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))
+        out.append(_without_trailing_request(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence))))
     return out
+
+
+# "shes in Round Rock now, find her a good church nearby": the request after a statement is
+# no part of what it states (the tagger reads the statement alone better)
+_TRAILING_REQUEST = re.compile(r"[,;]\s*(?:(?:and|so|now|pls|please|plz|can you|can u|could you|could u)\s+)*"
+                               r"(?:find|give|make|write|suggest|recommend|help|send|tell|book|plan|draft|show|list)"
+                               r"\s+(?:me|her|him|them|us|a|an|the|some|something)\b.*$", re.IGNORECASE)
+
+
+def _without_trailing_request(sentence: str) -> str:
+    cut = _TRAILING_REQUEST.sub("", sentence)
+    return cut if len(cut.split()) >= 3 else sentence
 
 
 # casual spellings the rules (written for "I'm", "my wife's") would miss; none touches a value
