@@ -1700,3 +1700,12 @@ def test_a_request_after_a_statement_is_no_part_of_it() -> None:
     message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text, ts=T0)
     assert all("church" not in sentence for sentence in fact_sentences(message))
     assert ("add", "user's mom", "location", "Round Rock") in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "ages"), [
+    ("Ollie's 12 and mad about the Rabbitohs, Ruby's 9", {("Ollie", "12"), ("Ruby", "9")}),
+    ("Ollie is 12, Ruby is 9", {("Ollie", "12"), ("Ruby", "9")}),
+    ("Amazon is 20 percent off", set()),
+])
+def test_each_named_persons_age(text: str, ages: set[tuple[str, str]]) -> None:
+    assert {(s, v) for _, s, k, v in _tagged(text) if k == "age"} == ages

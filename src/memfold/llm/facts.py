@@ -1921,6 +1921,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _goal_said_whole(best, text)
     best = _goal_without_deadline(best)
     best = _sense_lost_where(best, text)
+    best = _named_ages(best, text)
     best = _job_after_own_name(best, text, speaker)
     best = _taste_that_is_a_place(best, text)
     best = _where_they_work(best, text, speaker)
@@ -2805,6 +2806,25 @@ def _job_after_own_name(best: _Slots, text: str, speaker: str) -> _Slots:
         if m and _names_a_job(m["job"].lower().split()):
             best[(speaker, "job")] = Found(speaker, "job", m["job"], 2.0)
             break
+    return best
+
+
+# "Ollie is 12, Ruby is 9", "Ollie's 12 and mad about the Rabbitohs, Ruby's 9": each named
+# person's age (one sentence may name several; a number with a unit is no age)
+_NAMED_AGE = re.compile(r"\b(?P<name>(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now)\b)"
+                        r"[A-Z][a-z]+)(?:'s| is) (?:only |just |now |nearly |almost )?(?P<age>\d{1,2})"
+                        r"(?!\s*(?:%|kg|kgs|km|cm|lbs?|am|pm|:|\.\d|min|mins|minutes|hours?|percent|k\b|x\b|/|th\b|st\b|nd\b|rd\b|"
+                        r"days?|weeks?|months?|miles?|euros?|dollars?|quid|bucks|points?|goals?))\b")
+
+
+def _named_ages(best: _Slots, text: str) -> _Slots:
+    """A named person's age is read when the message knows them, or lists ages of people one of
+    whom it knows."""
+    said = list(_NAMED_AGE.finditer(text))
+    known = [m for m in said if any(subject == m["name"] for subject, _ in best)
+             or any(item.value == m["name"] for item in best.values())]
+    for m in said if known and len(said) > 1 else known:
+        best.setdefault((m["name"], "age"), Found(m["name"], "age", m["age"], 2.0))
     return best
 
 
