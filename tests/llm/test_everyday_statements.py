@@ -1709,3 +1709,12 @@ def test_a_request_after_a_statement_is_no_part_of_it() -> None:
 ])
 def test_each_named_persons_age(text: str, ages: set[tuple[str, str]]) -> None:
     assert {(s, v) for _, s, k, v in _tagged(text) if k == "age"} == ages
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("wish i could take a year off and just backpack asia", set()),
+    # what is said before the wish stands
+    ("i live in leeds, wish i could move to spain", {("user", "location", "Leeds")}),
+])
+def test_what_is_wished_is_not_the_case(text: str, facts: set[tuple[str, str, str]]) -> None:
+    assert {(s, k, v) for _, s, k, v in _tagged(text)} == facts

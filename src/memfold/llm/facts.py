@@ -3080,8 +3080,16 @@ def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger
             found = _template_facts(sentence, speaker, packaged_templates() if templates is None else templates)
         # how surely a fact is stated: the strongest reading, kept or not
         strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
+        if wish := _WISHED.search(sentence):  # what is wished is not the case
+            found, learned = _not_wished(found, sentence, wish.start()), _not_wished(learned or [], sentence, wish.start())
         out.append(_with_learned(found, learned) if learned is not None else found)
     return out, strength
+
+
+def _not_wished(found: list[Found], sentence: str, wish_at: int) -> list[Found]:
+    """The readings of words said before the wish ("i live in leeds, wish i could move to spain")."""
+    before = sentence[:wish_at].lower()
+    return [item for item in found if item.value.lower() in before]
 
 
 # a value that is only an interjection ("Oops, not March 9, May 9" read `birthday = Oops`)
@@ -3713,6 +3721,8 @@ _NOT_THE_CASE = re.compile(
     # "explain big O like im 5", "write it as if i'm a pirate": what the speaker is likened to
     r"(?:like|as if|as though) (?:i'm|im|i am|i was|we're|we are))\b",
     re.IGNORECASE)
+# "wish i could take a year off": a wish, no plan and no fact (what is said before it stands)
+_WISHED = re.compile(r"\bwish (?:i|we) (?:could|had|was|were|would|did|lived|owned|knew|spoke|still)\b", re.IGNORECASE)
 
 
 def states_own_state(text: str) -> bool:
