@@ -1718,3 +1718,12 @@ def test_each_named_persons_age(text: str, ages: set[tuple[str, str]]) -> None:
 ])
 def test_what_is_wished_is_not_the_case(text: str, facts: set[tuple[str, str, str]]) -> None:
     assert {(s, k, v) for _, s, k, v in _tagged(text)} == facts
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("we moved!! reservoir now, bigger yard for the dog finally", "Reservoir"),
+    ("moved the meeting, friday now", None),
+])
+def test_a_move_said_then_where(text: str, place: str | None) -> None:
+    homes = {v for _, s, k, v in _tagged(text) if (s, k) == ("user", "location")}
+    assert homes == ({place} if place else set())

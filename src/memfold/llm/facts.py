@@ -1921,6 +1921,7 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     best = _goal_said_whole(best, text)
     best = _goal_without_deadline(best)
     best = _sense_lost_where(best, text)
+    best = _moved_then_where(best, text, speaker)
     best = _named_ages(best, text)
     best = _job_after_own_name(best, text, speaker)
     best = _taste_that_is_a_place(best, text)
@@ -2825,6 +2826,20 @@ def _named_ages(best: _Slots, text: str) -> _Slots:
              or any(item.value == m["name"] for item in best.values())]
     for m in said if known and len(said) > 1 else known:
         best.setdefault((m["name"], "age"), Found(m["name"], "age", m["age"], 2.0))
+    return best
+
+
+# "we moved!! reservoir now", "moved house, leith now": the move said, then where (across the
+# sentence break the "!!" makes)
+_MOVED_THEN_WHERE = re.compile(r"(?:^|[.!?,;]\s*|\b(?:we|i|we've|i've)\s+)(?:just |finally |officially )?moved"
+                               r"(?: (?:house|flat|home|again))?\s*[!.,]+\s*(?P<v>[a-z][\w'-]+(?: [a-z][\w'-]+)?) now\b",
+                               re.IGNORECASE)
+
+
+def _moved_then_where(best: _Slots, text: str, speaker: str) -> _Slots:
+    m = _MOVED_THEN_WHERE.search(text)
+    if m and (speaker, "location") not in best and not _only_time_words(m["v"]) and m["v"].lower() not in _PLACE_ENDS:
+        best[(speaker, "location")] = Found(speaker, "location", proper(m["v"]), 2.0)
     return best
 
 
