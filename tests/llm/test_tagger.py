@@ -234,6 +234,32 @@ def test_a_sentence_about_someone_else_gives_the_speaker_no_tagged_fact(text: st
     assert any(f.key == "employer" for f in facts) is read
 
 
+class _ReadsCarsAndDogs:
+    """Reads 'Tesla Model 3' or 'Kia Niro' as the speaker's car and 'Pepperoni' as their dog."""
+
+    def tag(self, sentences: list[str], speaker: str) -> list[list[T.TaggedFact]]:
+        return [[T.TaggedFact(speaker, "possession:car", v, 0.95) for v in ("Tesla Model 3", "Kia Niro") if v in s]
+                + [T.TaggedFact(speaker, "pet:dog", "Pepperoni", 0.95) for v in ("Pepperoni",) if v in s]
+                for s in sentences]
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("the neighbours got a new puppy, a dachshund named Pepperoni, he and Pepper are besties", False),
+    ("our new puppy is a dachshund named Pepperoni", True),
+    ("got a puppy!! a dachshund named Pepperoni", True),  # the speaker, "I" dropped
+    ("test drove a Tesla Model 3 on saturday, way out of budget", False),  # tried, not owned
+    ("we rented a Tesla Model 3 for the road trip", False),
+    ("took a Tesla Model 3 for a test drive, not buying", False),
+    ("rented a car for years and then bought a Kia Niro", True),  # the rental is another car
+    ("I drive a Kia Niro now", True),
+])
+def test_a_thing_someone_else_has_or_the_speaker_only_used_is_not_theirs(text: str, read: bool) -> None:
+    message = Message(msg_id="m1", user_id="u", speaker="user", role="user", text=text,
+                      ts=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    facts, _ = extract_facts(message, tagger=_ReadsCarsAndDogs())  # type: ignore[arg-type]
+    assert any(f.subject == "user" and f.key in ("possession:car", "pet:dog") for f in facts) is read
+
+
 class _CountingReader:
     """Reads each sentence as one 'employer' piece and counts the network calls."""
 

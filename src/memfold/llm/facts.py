@@ -3273,7 +3273,8 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = _partners_of_others([_skill_phrase(_thingless(f), sentence) for f in found], sentence, speaker)
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
-        out.append([f for f in found if not _about_someone_else(sentence, f, speaker)])
+        out.append([f for f in found if not _about_someone_else(sentence, f, speaker)
+                    and not _used_for_a_while(sentence, f)])
     return out
 
 
@@ -3420,11 +3421,31 @@ def _partners_of_others(found: list[Found], sentence: str, speaker: str) -> list
 
 def _about_someone_else(sentence: str, fact: Found, speaker: str) -> bool:
     """A "he"/"she"/"they" before the value is its subject; one after it is someone the
-    speaker goes on about ("switched to lidl, they pay 50p more": the speaker's employer)."""
+    speaker goes on about ("switched to lidl, they pay 50p more": the speaker's employer).
+    A sentence led by someone else with no "I" in it ("the neighbours got a new puppy, a
+    dachshund named Pepperoni") states nothing of the speaker's own."""
+    if fact.subject != speaker or fact.key.startswith(_THIRD_PERSON_KEYS):
+        return False
     at = sentence.lower().find(fact.value.lower())
     before = sentence if at < 0 else sentence[:at]
-    return (fact.subject == speaker and not fact.key.startswith(_THIRD_PERSON_KEYS)
-            and bool(_THIRD_PERSON.search(before)) and not _FIRST_PERSON_GATE.search(sentence))
+    if _FIRST_PERSON_GATE.search(sentence):
+        return False
+    return bool(_THIRD_PERSON.search(before)) or not states_own_fact(before or sentence)
+
+
+# "test drove a Tesla Model 3", "we rented a Jeep for the trip", "borrowed my brother's Civic":
+# a thing used for a while is not one the speaker has
+_USED_FOR_A_WHILE = re.compile(
+    r"\b(?:test[- ]?(?:drove|drive|driving|driven|rode|ride|riding)|rent(?:ed|ing)|borrow(?:ed|ing)|hired|hiring|"
+    r"loaner|courtesy car)\b(?:(?!\b(?:and|but|then|so|now|until)\b)[^,.;!?])*$", re.IGNORECASE)
+_TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|trial)\b", re.IGNORECASE)
+
+
+def _used_for_a_while(sentence: str, fact: Found) -> bool:
+    at = sentence.lower().find(fact.value.lower())
+    if not fact.key.startswith("possession") or at < 0:
+        return False
+    return bool(_USED_FOR_A_WHILE.search(sentence[:at]) or _TRIED_OUT.search(sentence[at + len(fact.value):]))
 
 
 def _with_learned(found: list[Found], learned: list[Found]) -> list[Found]:
