@@ -1881,52 +1881,9 @@ def _best_per_slot(sentences: list[str], per_sentence: list[list[Found]], speake
 def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPeople) -> _Slots:
     """The passes that read the whole message again, in order: what one sentence could not
     settle (whose "she" is, a relative named earlier, a thing's place, a value said twice)."""
-    best = _one_key_per_value(best)
-    best = _students_study(best)
-    best = _pronoun_age(best, text, speaker)
-    best = _no_age_of_a_thing(best, text, speaker)
-    best = _no_home_of_a_thing(best, text)
-    best = _home_bought_and_lived_in(best, text, speaker)
-    best = _own_mother_tongue(best, text, speaker)
-    best = _pronoun_job(best, text, speaker)
-    best = _pronoun_tastes(best, text, speaker)
-    best = _aged_and_named(best, text, speaker)
-    best = _shared_home(best, text, speaker, people)
-    best = _twins_as_children(best, text, speaker)
-    best = _moved_to_team(best, text, speaker)
-    best = _relatives_relations(best, text, speaker)
-    best = _relatives_age(best, text, speaker)
-    best = _their_birthday(best, text, speaker)
-    best = _shared_by_both(best, text, speaker)
-    best = _whole_place(best, text)
-    best = _whole_employer(best, text)
-    best = _with_region(best, text)
-    best = _name_of_the_relation(best, text, speaker)
-    best = _role_of_named_person(best, text, speaker)
-    best = _role_said_to_be(best, text, speaker)
-    best = _pets_own_clause(best, text, speaker)
-    best = _job_said_with_as(best, text)
-    best = _no_past_job(best, text)
-    best = _status_read_as_job(best, text)
-    best = _jobs_they_do(best, text, speaker)
-    best = _someone_moved(best, text, speaker, people)
-    best = _school_is_no_home(best, speaker)
-    best = _moved_to_school(best, text, speaker, people)
-    best = _couple_named(best, text, speaker)
-    best = _status_of_both(best, text, speaker)
-    best = _said_of_own_name(best, speaker)
-    best = _demonym_as_nationality(best)
-    best = _partner_described(best, text, speaker)
-    best = _relatives_partner(best, text, speaker)
-    best = _goal_said_whole(best, text)
-    best = _goal_without_deadline(best)
-    best = _sense_lost_where(best, text)
-    best = _moved_then_where(best, text, speaker)
-    best = _named_ages(best, text)
-    best = _job_after_own_name(best, text, speaker)
-    best = _taste_that_is_a_place(best, text)
-    best = _where_they_work(best, text, speaker)
-    return _other_languages(_skills_listed(best, text), text, speaker)
+    for whole_message_pass in _WHOLE_MESSAGE_PASSES:
+        best = whole_message_pass(best, text, speaker, people)
+    return best
 
 
 # "our daughter maya, shes 6", "my kid is called noah hes 5": an age said of "she" or "he"
@@ -4889,3 +4846,55 @@ def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]
                               reason=f"replaced by {fact.key} = {fact.value!r}")
                for key, old in siblings]
     return [fact, *dropped]
+
+
+# in order: each pass reads the slots the ones before it left
+_WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], ...] = (
+    lambda b, t, s, p: _one_key_per_value(b),
+    lambda b, t, s, p: _students_study(b),
+    lambda b, t, s, p: _pronoun_age(b, t, s),
+    lambda b, t, s, p: _no_age_of_a_thing(b, t, s),
+    lambda b, t, s, p: _no_home_of_a_thing(b, t),
+    lambda b, t, s, p: _home_bought_and_lived_in(b, t, s),
+    lambda b, t, s, p: _own_mother_tongue(b, t, s),
+    lambda b, t, s, p: _pronoun_job(b, t, s),
+    lambda b, t, s, p: _pronoun_tastes(b, t, s),
+    lambda b, t, s, p: _aged_and_named(b, t, s),
+    lambda b, t, s, p: _shared_home(b, t, s, p),
+    lambda b, t, s, p: _twins_as_children(b, t, s),
+    lambda b, t, s, p: _moved_to_team(b, t, s),
+    lambda b, t, s, p: _relatives_relations(b, t, s),
+    lambda b, t, s, p: _relatives_age(b, t, s),
+    lambda b, t, s, p: _their_birthday(b, t, s),
+    lambda b, t, s, p: _shared_by_both(b, t, s),
+    lambda b, t, s, p: _whole_place(b, t),
+    lambda b, t, s, p: _whole_employer(b, t),
+    lambda b, t, s, p: _with_region(b, t),
+    lambda b, t, s, p: _name_of_the_relation(b, t, s),
+    lambda b, t, s, p: _role_of_named_person(b, t, s),
+    lambda b, t, s, p: _role_said_to_be(b, t, s),
+    lambda b, t, s, p: _pets_own_clause(b, t, s),
+    lambda b, t, s, p: _job_said_with_as(b, t),
+    lambda b, t, s, p: _no_past_job(b, t),
+    lambda b, t, s, p: _status_read_as_job(b, t),
+    lambda b, t, s, p: _jobs_they_do(b, t, s),
+    lambda b, t, s, p: _someone_moved(b, t, s, p),
+    lambda b, t, s, p: _school_is_no_home(b, s),
+    lambda b, t, s, p: _moved_to_school(b, t, s, p),
+    lambda b, t, s, p: _couple_named(b, t, s),
+    lambda b, t, s, p: _status_of_both(b, t, s),
+    lambda b, t, s, p: _said_of_own_name(b, s),
+    lambda b, t, s, p: _demonym_as_nationality(b),
+    lambda b, t, s, p: _partner_described(b, t, s),
+    lambda b, t, s, p: _relatives_partner(b, t, s),
+    lambda b, t, s, p: _goal_said_whole(b, t),
+    lambda b, t, s, p: _goal_without_deadline(b),
+    lambda b, t, s, p: _sense_lost_where(b, t),
+    lambda b, t, s, p: _moved_then_where(b, t, s),
+    lambda b, t, s, p: _named_ages(b, t),
+    lambda b, t, s, p: _job_after_own_name(b, t, s),
+    lambda b, t, s, p: _taste_that_is_a_place(b, t),
+    lambda b, t, s, p: _where_they_work(b, t, s),
+    lambda b, t, s, p: _skills_listed(b, t),
+    lambda b, t, s, p: _other_languages(b, t, s),
+)

@@ -95,7 +95,7 @@ def _first_resolution(sentence: str, current: dict[tuple[str, str], str]) -> lis
 # driving test") or the thing before the phrase ("coriander grew on me", "deposit saved")
 _REACHED = ("goal", "skill")
 _GIVEN_UP = ("hobby", "likes")
-_ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], re.Pattern[str]], ...] = (
+_ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str]], ...] = (
     (_REACHED, re.compile(r"\b(?P<v>achieved|reached|passed|finished|completed|opened|hit|smashed|nailed)\b", re.I),
      re.compile(r"\b(?P<v>done|achieved|reached|passed|finished|completed|opened|saved|smashed|nailed it)\b", re.I)),
     (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|stopped|dropped|done with|no more|"
@@ -105,8 +105,9 @@ _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], re.Pattern[str]], ...] =
                                r"(?=(?:\s+[\w'-]+){1,3}\s+any ?more\b))\b(?:\s+(?:about|on)\b)?", re.I),
      re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind|"
                 r"(?:doesn't|doesnt|does not|don't|dont|do not) bother me any ?more)\b", re.I)),
-    # a skill said to have faded or grown ("my welding is rusty now", "my german is gone")
-    (("skill",), re.compile(r"(?!)"),
+    # a skill said to have faded or grown ("my welding is rusty now", "my german is gone"),
+    # said only after the thing
+    (("skill",), None,
      re.compile(r"\b(?:is|s|'s)\s+(?:(?:pretty|really|so|very|totally|basically|now|a bit|kinda)\s+)*"
                 r"(?P<v>rusty|gone|fluent)\b", re.I)),
 )
@@ -158,7 +159,7 @@ def _endings_said(sentence: str) -> list[tuple[tuple[str, ...], str, str, str]]:
     found = []
     for families, verb_first, thing_first in _ENDINGS:
         for pattern, thing_after in ((verb_first, True), (thing_first, False)):
-            for match in pattern.finditer(sentence):
+            for match in pattern.finditer(sentence) if pattern else ():
                 before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
                 if _NOT_SAID_OVER.search(before) or _NOT_ENDED.search(before) or _asked(sentence, after):
                     continue
