@@ -40,7 +40,12 @@ and committed before any code of stop 49 was measured on it; ``--set dev10`` (ro
 included). Set 11 (``--set heldout11``: routing 466, intent 180, facts 296 statements, updates 191
 scenarios) was written on 2026-12-07 06:43-06:48 UTC by four more, from LABELLING.md alone, and
 committed before any code of stop 50 was measured on it; ``--set dev11`` (routing 462, intent 162,
-facts 301, updates 216) by four more at the same time, for stop 50 to read (same rule, set 11 included). What is measured, all through ``Memory``:
+facts 301, updates 216) by four more at the same time, for stop 50 to read (same rule, set 11 included).
+Set 12 (``--set heldout12``: routing 465, intent 170, facts 309 statements, updates 199 scenarios)
+was written on 2026-12-07 09:01-09:08 UTC by four more, from LABELLING.md alone, and committed
+before any code of stop 51 was measured on it; ``--set dev12`` (routing 455, intent 171, facts 293,
+updates 198) by four more at the same time, for stop 51 to read (same rule, set 12 included).
+What is measured, all through ``Memory``:
 
 * routing: ``Memory.route(message)`` on 430 labelled messages: macro-F1 over the 4 kinds;
 * intent: ``Memory.recall(query, user)`` on an empty user: the primary of
@@ -94,8 +99,8 @@ TRAIN_FILES = {"routing": ("facts", "events", "documents", "none", "dialog"), "i
                "facts": ("facts",), "updates": ("updates",)}
 SET: dict[str, Any] = {"name": "heldout"}
 RESULT_FILES = {"heldout": "assistant.json",
-                **{f"heldout{n}": f"assistant_heldout{n}.json" for n in range(2, 12)},
-                **{f"dev{n}": f"assistant_dev{n}.json" for n in range(7, 12)}, "train": "assistant_train.json"}
+                **{f"heldout{n}": f"assistant_heldout{n}.json" for n in range(2, 13)},
+                **{f"dev{n}": f"assistant_dev{n}.json" for n in range(7, 13)}, "train": "assistant_train.json"}
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -259,10 +264,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
     parser.add_argument("--set", choices=tuple(RESULT_FILES), default="heldout",
-                        help="heldout / heldout2 / ... / heldout11: the sets never trained or tuned on "
-                             "(written 2026-12-01, 2026-12-02, 2026-12-05, five on 2026-12-06, three on 2026-12-07; sets 4 "
+                        help="heldout / heldout2 / ... / heldout12: the sets never trained or tuned on "
+                             "(written 2026-12-01, 2026-12-02, 2026-12-05, five on 2026-12-06, four on 2026-12-07; sets 4 "
                              "and 5 have facts and updates only, sets 6 and 7 routing and intent only); dev7, "
-                             "dev8, dev9, dev10, dev11: development sets from new writers (stops 44, 45, 46, 49, 50; their errors were "
+                             "dev8, dev9, dev10, dev11, dev12: development sets from new writers (stops 44, 45, 46, 49, 50, 51; their errors were "
                              "read, so they are no held-out sets); train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
