@@ -3054,8 +3054,21 @@ def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger
         strength = max([strength, *(item.weight for item in [*found, *(learned or [])])])
         if wish := _WISHED.search(sentence):  # what is wished is not the case
             found, learned = _not_wished(found, sentence, wish.start()), _not_wished(learned or [], sentence, wish.start())
+        if learned is not None:
+            found = _owned_as_tagged(found, learned, sentence, speaker)
         out.append(_with_learned(found, learned) if learned is not None else found)
     return out, strength
+
+
+def _owned_as_tagged(found: list[Found], learned: list[Found], sentence: str, speaker: str) -> list[Found]:
+    """The rules read every sentence as the speaker's; the tagger marks whose a value is. With
+    no "I" in the sentence, a value it gives someone else is not the speaker's ("shruti is in
+    the audit team at deloitte": a lower-case name leads no clause the rules know)."""
+    if _FIRST_PERSON_GATE.search(sentence):
+        return found
+    others = {(item.key.partition(":")[0], item.value.casefold()) for item in learned if item.subject != speaker}
+    return [item for item in found if item.subject != speaker
+            or (item.key.partition(":")[0], item.value.casefold()) not in others]
 
 
 def _not_wished(found: list[Found], sentence: str, wish_at: int) -> list[Found]:
@@ -3240,7 +3253,10 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
 _TASTE_FAMILIES = ("likes", "dislikes", "hobby")
 _WHEN_OR_HOW_MUCH = re.compile(
     r"\s+(?:(?:on|in|at|during|every|each)\s+(?:the\s+)?(?:weekends?|weekdays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
-    r"mornings?|evenings?|afternoons?|nights?|summers?|winters?|days off|holidays)|very much|so much|a lot)"
+    r"mornings?|evenings?|afternoons?|nights?|summers?|winters?|days off|holidays)|very much|so much|a lot|"
+    # how often: "bouldering 3x (a week)", "swimming twice a week", "running daily"
+    r"\d+\s*x(?:\s+(?:a|per)\s+(?:week|wk|day|month))?|(?:once|twice|\w+ times)(?:\s+(?:a|per)\s+(?:week|wk|day|month))?|"
+    r"daily|weekly|every day)"
     r"(?:\s+(?:ngl|tbh|lol|honestly|haha|tho|though))*$", re.IGNORECASE)
 
 
@@ -4629,13 +4645,12 @@ def replaced_siblings(facts: list[FactExtraction], message: Message,
 def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
                       current: dict[tuple[str, str], str]) -> tuple[list[FactExtraction], set[tuple[str, str]]]:
     """``facts`` with each stored condition or pursuit said to be over given how it ended,
-    and the slots resolved. A condition over keeps its key even where a fact would delete it
-    ("not allergic to cats anymore"); a pursuit a fact already retires stays retired. A
-    re-reading of the resolved condition ("allergy:peanut" from "outgrown the peanut allergy")
-    is no new condition and goes."""
-    touched = {(f.subject, f.key) for f in facts if f.action == "delete"}
-    resolutions = [*resolved_conditions(text, message, current),
-                   *(r for r in ended_pursuits(text, message, current) if (r.subject, r.key) not in touched)]
+    and the slots resolved. A condition or pursuit over keeps its key, with how it ended, even
+    where a fact would delete it ("not allergic to cats anymore"; "gave up bouldering, doing
+    pottery instead": the agent should know bouldering is over, not just gone). A re-reading
+    of the resolved condition ("allergy:peanut" from "outgrown the peanut allergy") is no new
+    condition and goes."""
+    resolutions = [*resolved_conditions(text, message, current), *ended_pursuits(text, message, current)]
     if not resolutions:
         return facts, set()
     resolved_words = {(r.subject, r.key.partition(":")[0]): condition_words(r.key, current[(r.subject, r.key)])

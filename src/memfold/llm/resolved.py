@@ -31,7 +31,10 @@ _RESOLUTION = re.compile(
     r"pretty much|100%)\s+)?"
     r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|resolved|"
     r"repaired|fixed|(?:cancer|seizure|pain|symptom)[- ]free|"
-    r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|fine)|"
+    r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|fine|ruled out|"
+    # a test that disproved it ("shellfish came back negative")
+    r"(?<=came back )negative|(?<=tested )negative|(?<=test was )negative)"
+    r"(?:\s+(?:again|fully|completely|for good))?|"
     # an allergy a test disproved or that went ("no longer allergic to sulfa"): allergies only
     r"(?:no longer|not actually|not really|not) allergic(?= to\b| anymore\b| any more\b))\b", re.IGNORECASE)
 # not over yet, or only hoped or asked about ("hasnt outgrown", "hoping it clears", "almost gone")
@@ -95,25 +98,29 @@ def _first_resolution(sentence: str, current: dict[tuple[str, str], str]) -> lis
 # driving test") or the thing before the phrase ("coriander grew on me", "deposit saved")
 _REACHED = ("goal", "skill")
 _GIVEN_UP = ("hobby", "likes")
-_ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str]], ...] = (
+_ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
     (_REACHED, re.compile(r"\b(?P<v>achieved|reached|passed|finished|completed|opened|hit|smashed|nailed)\b", re.I),
      re.compile(r"\b(?P<v>done|achieved|reached|passed|finished|completed|opened|saved|smashed|nailed it)\b", re.I)),
     (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|stopped|dropped|done with|no more|"
-                          r"(?<=\bim )over|(?<=\bi'm )over|(?<=\bam )over|(?<=\bso )over|(?<=\btotally )over)\b", re.I),
+                          r"(?<=\bim )over|(?<=\bi'm )over|(?<=\bam )over|so over|totally over)\b", re.I),
      re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over|done(?=\s+for\s+me\b))\b", re.I)),
-    (("dislikes", "fear"), re.compile(r"\b(?P<v>changed my mind|(?:don't|dont|do not|no longer) (?:hate|mind|dislike)"
+    (("dislikes", "fear"), re.compile(r"\b(?P<v>changed my mind|(?:don't|dont|do not|doesn't|doesnt|does not|no longer) (?:hate|mind|dislike)"
                                r"(?=(?:\s+[\w'-]+){1,3}\s+any ?more\b))\b(?:\s+(?:about|on)\b)?", re.I),
      re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind|"
                 r"(?:doesn't|doesnt|does not|don't|dont|do not) bother me any ?more)\b", re.I)),
-    # a skill said to have faded or grown ("my welding is rusty now", "my german is gone"),
-    # said only after the thing
-    (("skill",), None,
-     re.compile(r"\b(?:is|s|'s)\s+(?:(?:pretty|really|so|very|totally|basically|now|a bit|kinda)\s+)*"
-                r"(?P<v>rusty|gone|fluent)\b", re.I)),
+    # a goal given up ("gave up on the divemaster thing, too expensive"); "quit" is left out, as
+    # quitting can be the goal ("quit smoking")
+    (("goal",), re.compile(r"\b(?P<v>gave up(?: on)?|given up(?: on)?|abandoned|scrapped|shelved)\b", re.I), None),
+    # a skill said to have faded or grown ("my welding is rusty now", "my german has completely
+    # gone", "im fluent in italian finally")
+    (("skill",), re.compile(r"\b(?:i'm|im|i am|am|now|finally|became|got)\s+(?:(?:now|finally|basically|properly)\s+)?"
+                            r"(?P<v>fluent) in\b", re.I),
+     re.compile(r"\b(?:is|s|'s|has)\s+(?:(?:pretty|really|so|very|now|a bit|kinda)\s+)*"
+                r"(?P<v>(?:completely |totally |basically )?(?:rusty|gone|fluent))\b", re.I)),
 )
 # a goal ended without naming it ("did it!!!", "goal achieved"): the one stored goal, or the
 # one a word of the message names
-_GOAL_DONE = re.compile(r"\b(?:goal\s+(?P<g>achieved|reached|smashed|done)|(?P<d>did it|nailed it))\b", re.I)
+_GOAL_DONE = re.compile(r"\b(?:(?:goal|dream)\s+(?P<g>achieved|reached|smashed|done)|(?P<d>did it|nailed it))\b", re.I)
 # a plan or a wish is not an ending ("want to quit", "gonna give up")
 _NOT_ENDED = re.compile(r"\b(?:want|wanna|gonna|going|plan|planning|thinking|think|should|shall|try|trying|"
                         r"almost|nearly)\b", re.I)
@@ -164,7 +171,7 @@ def _endings_said(sentence: str) -> list[tuple[tuple[str, ...], str, str, str]]:
                 if _NOT_SAID_OVER.search(before) or _NOT_ENDED.search(before) or _asked(sentence, after):
                     continue
                 said = " ".join(match["v"].split()).casefold()
-                if families[0] == "dislikes" and said.split()[0] in ("don't", "dont", "do", "no") \
+                if families[0] == "dislikes" and said.split()[0] in ("don't", "dont", "do", "doesn't", "doesnt", "does", "no") \
                         and not _ANYMORE.search(said):
                     said += " anymore"  # "i dont hate cilantro anymore": "dont hate" alone denies a dislike
                 found.append((families, said, _object_of(after) if thing_after else " ".join(before.split()[-2:]),
@@ -247,7 +254,7 @@ def _resolutions_said(sentence: str) -> Iterator[tuple[str, str]]:
     """Each resolution ``sentence`` states and the clause saying it (none asked, hoped or
     negated)."""
     for match in _RESOLUTION.finditer(sentence):
-        if match["v"].casefold() in ("normal", "fine") and not match[0].casefold().startswith(
+        if match["v"].casefold().split()[0] in ("normal", "fine") and not match[0].casefold().startswith(
                 ("is", "are", "was", "s", "'s", "back")):
             continue  # "normal" or "fine" alone is no resolution ("normal hearing", "fine print")
         before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
