@@ -791,6 +791,15 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:work|am working|'m working) in (?:the )?[\w&-]+(?: [\w&-]+)? (?:department |dept |team )?at " + _ORG,
      "employer", 3.1),
     (r"\bin the (?P<v>[\w&-]+(?: [\w&-]+)?) (?:practice|department|dept|division|unit|group)\b", "team", 2.5),
+    # "took a staff position at the immigration and refugee board, starting monday"
+    (r"\b(?:took|accepted|got|landed|started|starting) (?:a |an |the |my )?(?:new )?(?:[\w-]+ )?(?:position|job|role|post|"
+     r"contract) (?:at|with) (?:the )?(?P<v>[\w&'.-]+(?: [\w&'.-]+){0,5}?)(?=\s*(?:$|[,.!?;:)]|\s(?:starting|from|next|"
+     r"this|now|lol|as|in|so|but|which|on)\b))", "employer", 3.0),
+    # "they put me in the packing section now", "has moved me to the Family Division": the unit
+    # word kept ("family" alone says little)
+    (r"\b(?:moved|put|placed|transferred|switched|floated|shifted|reassigned|assigned|posted|sent) me "
+     r"(?:over |back )?(?:to|in|into|on|onto) (?:the )?(?P<v>[\w&'-]+(?: [\w&'-]+){0,3}? (?:team|department|dept|"
+     r"division|section|unit|ward|desk|kitchen|floor|squad|crew|line|office|branch))\b", "team", 3.0),
     (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
     (r"\b(?:the|our|my) new (?:place|flat|apartment|house|home|digs|condo) in " + _HOME_PLACE, "location", 2.0),
     (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
@@ -1678,7 +1687,10 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
 
 _TIME_WORDS = frozenset("next last this that the time times week weekend month year day days today tonight "
                         "tomorrow morning evening afternoon night moment while bit minute future past "
-                        "summer winter spring autumn".split())
+                        "summer winter spring autumn monday tuesday wednesday thursday friday saturday sunday "
+                        "mon tue tues wed thu thur thurs fri sat sun january february march april may june july "
+                        "august september october november december jan feb mar apr jun jul aug sep sept oct nov "
+                        "dec".split())
 
 
 def _only_time_words(value: str) -> bool:
@@ -3240,12 +3252,39 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
                  for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
         found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
+        found = [_name_someone_goes_by(_head_of_what(f, sentence), sentence, speaker) for f in found]
         found = _partners_of_others([_skill_phrase(_thingless(f), sentence) for f in found], sentence, speaker)
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)
                     and not _used_for_a_while(sentence, f)])
     return out
+
+
+# "btw Jonathan goes by Jo now": the name is Jonathan's, not the speaker's
+_SOMEONE_GOES_BY = r"\b(?P<who>[^\W\d_][\w'-]*) (?:now |also )?(?:goes by|wants to be called|prefers to be called|prefers) "
+
+
+def _name_someone_goes_by(item: Found, sentence: str, speaker: str) -> Found:
+    if item.key != "name" or item.subject != speaker:
+        return item
+    m = re.search(_SOMEONE_GOES_BY + re.escape(item.value) + r"\b", sentence, re.IGNORECASE)
+    if m is None or m["who"].lower() in ("i", "she", "he", "they", "it", "who", "everyone", "just", "also"):
+        return item
+    who = m["who"]
+    return replace(item, subject=who[:1].upper() + who[1:])
+
+
+# "i am now head of the string department": a head, chair or director is one of something
+_HEAD_OF = r"(?: of (?:the )?(?:[\w&-]+ ){0,3}?(?:department|dept|team|unit|division|school|section|practice|faculty|"
+_HEAD_OF += r"year|house|operations|sales|marketing|engineering|product|research|nursing|music|science|english|maths))\b"
+
+
+def _head_of_what(item: Found, sentence: str) -> Found:
+    if item.key != "job" or item.value.lower() not in ("head", "chair", "director", "dean", "vp", "head teacher"):
+        return item
+    m = re.search(re.escape(item.value) + _HEAD_OF, sentence, re.IGNORECASE)
+    return replace(item, value=m[0]) if m else item
 
 
 # "birdwatching on sundays", "the fog in the mornings", "the Tigers very much": when or how much
@@ -3718,7 +3757,10 @@ _OTHER_PERSON_LEADS = re.compile(
     + _RELATIONS
     + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b"
     r"|(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
-    r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b)", re.IGNORECASE)
+    r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b"
+    # "she got a job as a nurse", "hes a chef now": someone the speaker spoke of
+    r"|(?:he|she|he's|she's|hes|shes|they|they're|theyre)\s+(?:just |finally |now |also )?(?:got|is|was|has|are|"
+    r"were|have|started|moved|works|work|lives|live|took|left|joined|bought|adopted|switched|came|a|an)\b)", re.IGNORECASE)
 _SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|us|our)\b", re.IGNORECASE)
 # "if I ever went vegan", "I almost took the job", "back in college": not the case now
 _NOT_THE_CASE = re.compile(
@@ -3750,7 +3792,8 @@ def states_own_state(text: str) -> bool:
 
 # casual first person drops the "I": "picked up the EV6 on saturday", "moved teams last week"
 _SUBJECT_DROPPED = re.compile(
-    r"^\W*" + _DISCOURSE + r"(?:(?:just|finally|officially|recently|already|also)\s+)*(?:[a-z]{2,}ed|can't|cant|cannot|"
+    # "guess who got promoted to sous chef": the speaker, teasing
+    r"^\W*" + _DISCOURSE + r"(?:guess who\s+)?(?:(?:just|finally|officially|recently|already|also)\s+)*(?:[a-z]{2,}ed|can't|cant|cannot|"
     + IRREGULAR_PAST + r")\b(?!\s+(?:by|to be)\b)", re.IGNORECASE)
 
 # ...or a present-tense statement with its "I" dropped ("drive a 2014 nissan sunny, nothing
