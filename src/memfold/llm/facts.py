@@ -779,6 +779,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      "language", 2.5),
     # "kraków chapter is over, settled in wrocław now"; "packed up and went to calgary for a job"
     (r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in " + _HOME_PLACE, "location", 2.5),
+    # "im a mountain guide based in chamonix" (not "the company is based in ...")
+    (r"\b(?:i'm|im|i am|we're|we are)\b[^,.;!?]{0,40}?(?<!\bis )(?<!\bare )\bbased (?:in|out of) " + _HOME_PLACE,
+     "location", 2.5),
     (r"\b(?:moved|relocated|went|headed) (?:over |out |back )?to (?P<v>[\w'-]+(?: [\w'-]+)?) for (?:(?:a|the|his|her|"
      r"their|my) (?:new )?(?:job|role|position|post)|work|uni|university|college|good)\b", "location", 2.2),
     # "i work at a call centre for vodacom", "im on the data platform team at zalando", "i work in
@@ -868,6 +871,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^\W*|\bi'?m |\bim )officially (?P<v>\d{1,3})(?=\s*(?:years?\b|yrs?\b|as of\b|today\b|now\b|[!,.]|$))",
      "age", 2.5),
     (_I_AM + r"(?P<v>\d{1,3})(?= and\b|,)", "age", 2.5),
+    # "my name is Biju, 44 years", "Je m'appelle Élodie. 34 ans.": an age said after one's name,
+    # or as a sentence of its own
+    (r"\b(?:my name is|name's|names|i'm|im|i am) (?-i:[A-Z])?[^\W\d_][\w'-]*(?: (?-i:[A-Z])[^\W\d_][\w'-]*)?,\s*"
+     r"(?P<v>\d{2})(?:\s*(?:years|yrs|y/?o|years old|ans|años|anos|jahre))?(?=\s*(?:$|[,.!?;]))", "age", 2.5),
+    (r"^\W*(?P<v>\d{2})\s*(?:ans|años|anos|jahre|y/?o|yrs old|years old)\W*$", "age", 2.5),
     (r"\bi was born (?:on )?(?P<v>(?:" + _MONTH_WORDS + r")\s+\d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
      r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + _MONTH_WORDS + r")(?:,? \d{4})?)", "birthday", 3.0),
     (r"\bmy (?:job title|title|role) is (?:an? )?" + _V, "job", 3.0),
@@ -961,7 +969,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?!" + _NOT_A_SKILL + r"\b)(?P<v>(?:[A-Z][\w+#.-]*|sql|excel|python)(?:(?:,| and| &) (?:some )?" + _SKILL_LEVEL +
      r"(?:[A-Z][\w+#.-]*|sql|excel))*)(?: (?:pretty|really|very) well)?\b", "skill", 2.5),
     (_I_AM + r"(?:really |pretty |very )?good (?:with|at) " + _V, "skill", 2.5),
-    (r"\bmy (?:main |big |biggest )?goal(?: this year| for (?:this|next) year)? is to " + _V, "goal", 3.0),
+    (r"\bmy (?:main |big |biggest |real |life(?:long)? )?(?:goal|dream|ambition)(?: this year| for (?:this|next) year)? is to "
+     + _V, "goal", 3.0),
     (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
     # the subject dropped: "learning js rn, goal is to get a dev job", "goal for this year: finally
     # get my license", "hoping to get my cpa license by next year"
@@ -1351,6 +1360,10 @@ _PET_RULES = (
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r"(?i:'s name is| is named| is called| named|"
                r" called) (?P<name>(?!(?i:the|a|an|after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,}"
                r"(?: (?!(?i:" + _NOT_SECOND_NAME + r")\b)[^\W\d_]{2,})?)\b"),
+    # "ive got a cavapoo called biscuit": the same, after having one
+    re.compile(r"\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )"
+               r"(?i:an? |a new |one )" + _SPECIES + r"(?i: named| called) (?P<name>(?!(?i:the|a|an|after|by|that|this|"
+               r"something|what|like|so|and)\b)[^\W\d_]{2,}(?: (?!(?i:" + _NOT_SECOND_NAME + r")\b)[^\W\d_]{2,})?)\b"),
     # "my pup is Luna", "our bunny is Clover.": a capitalised name alone after "is" (not "my
     # cat is Siamese": a demonym or breed is no name)
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r" (?i:is|'s) " + _NAME
@@ -1657,6 +1670,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
                              else Found(speaker, fact_key("dislikes", value), value, weight))
                 continue
             value = _named_part(key, _key_trimmed(key, key_fn, value))
+            if key.partition(":")[0] in _TASTE_FAMILIES and value.lower() in _PRONOUNS_AS_THINGS:
+                continue  # "no mushrooms i hate them": the thing is said before, not "them"
             if key in ("location", "hometown") and value == clean_value(raw) and (region := _REGION.match(sentence, m.end("v"))):
                 value = f"{value}, {region['region']}"  # "I live in Portland, Maine": the state says which Portland
             if key in ("location", "hometown") and _only_time_words(value):
@@ -3287,6 +3302,7 @@ def _head_of_what(item: Found, sentence: str) -> Found:
     return replace(item, value=m[0]) if m else item
 
 
+_PRONOUNS_AS_THINGS = frozenset("them it that this those these him her everything anything nothing".split())
 # "birdwatching on sundays", "the fog in the mornings", "the Tigers very much": when or how much
 # one likes a thing is no part of it; "since childhood" alone is no thing at all
 _TASTE_FAMILIES = ("likes", "dislikes", "hobby")
@@ -3766,7 +3782,9 @@ _SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|
 _NOT_THE_CASE = re.compile(
     r"\b(?:if (?:i|we)|(?:i|we) (?:almost|nearly|might|may)|"
     r"thinking (?:about|of)|considering|wondering (?:if|whether)|^\W*(?:just )?in case|imagine|pretend|"
-    r"back when|back in(?! [\w'-]+(?: [\w'-]+)? (?:for good|permanently|to stay)\b)|when i was|"
+    r"back when|back in(?! [\w'-]+(?: [\w'-]+)? (?:for good|permanently|to stay)\b)|"
+    # ... unless it still holds ("moved to the valley when i was 20 and never left")
+    r"when i was(?![^.!?]*\b(?:never left|still (?:here|there|live|living)|stayed|ever since)\b)|"
     # "say i moved to Canada hypothetically", "what if we went vegan", "suppose i quit"
     r"hypothetical(?:ly)?|suppos(?:e|ing) (?:i|we)|what if (?:i|we)|(?:let'?s|lets) say|^\W*say (?:i|we)|"
     # "explain big O like im 5", "write it as if i'm a pirate": what the speaker is likened to
