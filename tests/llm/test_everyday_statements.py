@@ -1727,3 +1727,30 @@ def test_what_is_wished_is_not_the_case(text: str, facts: set[tuple[str, str, st
 def test_a_move_said_then_where(text: str, place: str | None) -> None:
     homes = {v for _, s, k, v in _tagged(text) if (s, k) == ("user", "location")}
     assert homes == ({place} if place else set())
+
+
+@pytest.mark.parametrize(("text", "fact", "read"), [
+    ("guess who got promoted to sous chef 🥳 need a new linkedin headline", ("user", "job", "sous chef"), True),
+    ("i am now head of the string department, so more meetings", ("user", "job", "head of the string department"), True),
+    ("season change, they put me in the packing section now", ("user", "team", "packing section"), True),
+    ("btw Jonathan goes by Jo now", ("Jonathan", "name", "Jo"), True),
+    ("my name is Biju, 44 years", ("user", "age", "44"), True),
+    ("Je m'appelle Élodie. 34 ans.", ("user", "age", "34"), True),
+    ("im a mountain guide based in chamonix, ifmga since 2014", ("user", "location", "Chamonix"), True),
+    ("moved to the bitterroot valley when i was 20 and never left", ("user", "location", "Bitterroot Valley"), True),
+    ("ive got a cavapoo called biscuit, hes a menace", ("user", "pet:dog", "Biscuit"), True),
+    ("The Chief Justice has moved me to the Family Division, starting Monday", ("user", "employer", "Monday"), False),
+])
+def test_everyday_ways_of_saying_a_job_a_team_a_name_an_age_a_home_or_a_pet(
+        text: str, fact: tuple[str, str, str], read: bool) -> None:
+    assert (fact in {(s, k, v) for _, s, k, v in _tagged(text)}) is read
+
+
+@pytest.mark.parametrize("text", [
+    "she got a job as a nurse",  # someone the speaker spoke of, not the speaker
+    "she took a job at tesco",
+    "pls make a shopping list, no mushrooms i hate them",  # mushrooms, not "them"
+])
+def test_no_fact_of_the_speakers_from_someone_elses_clause_or_a_pronoun(text: str) -> None:
+    own = {(k, v) for _, s, k, v in _tagged(text) if s == "user"}
+    assert not {(k, v) for k, v in own if k in ("job", "employer") or v == "them"}

@@ -990,6 +990,20 @@ def test_the_new_pets_name_is_the_name_after_the_pronoun(text: str) -> None:
     assert [(f.key, f.value) for f in found] == [("pet:goldfish", "Bubbles")]
 
 
+@pytest.mark.parametrize(("text", "stored", "new"), [
+    ("we lost bølle in march 💔 kids picked a new pup, a lab called kaj", ("pet:dog", "Bølle"), "Kaj"),
+    ("we said goodbye to pastel last week, adopted an older girl, her name is queijada",
+     ("pet:cat", "Pastel de Nata"), "Queijada"),
+    ("Simba died in his sleep. The grandchildren have brought us a puppy, they call him Rafiki.", ("pet:dog", "Simba"),
+     "Rafiki"),
+])
+def test_a_pet_lost_and_one_adopted_or_brought_takes_its_key(text: str, stored: tuple[str, str], new: str) -> None:
+    from memfold.llm.facts import pet_replaced
+
+    found = pet_replaced(_message(text), sentences(text), {("user", stored[0]): stored[1]})
+    assert [(f.key, f.value) for f in found] == [(stored[0], new)]
+
+
 def test_coming_out_names_the_identity_in_full() -> None:
     found = _facts("i came out as a trans woman last year")
     assert ("add", "identity", "trans woman") in {(f.action, f.key, f.value) for f in found}

@@ -4285,19 +4285,23 @@ def child_renamed(message: Message, content: list[str],
 # "biscoito went to hamster heaven 😢 kids picked a new one, hes called pipoca": the stored pet
 # the message names is gone, and the new one named takes its key
 # ("they named it tiger", "i called him firulete": the name, not the pronoun before it)
-_NEW_ONE_CALLED = re.compile(r"\b(?:new|another|this one)\b[^.!?]{0,40}?\b(?:called|named|name(?:'s| is)|is called) "
+_NEW_ONE_CALLED = re.compile(r"\b(?:new|another|this one|adopted|rescued|brought (?:us |me |home )?an?|got (?:us |me )?an?)\b"
+                             r"[^.!?]{0,50}?\b(?:called|named|name(?:'s| is)|is called|call|calls) "
                              r"(?:(?:it|him|her|them) )?(?!(?:it|him|her|them|the|a|an)\b)(?P<name>[^\W\d_][\w'-]+)",
                              re.IGNORECASE)
+# ("we lost bølle in march", "said goodbye to pastel last week": the stored pet must be named too)
 _PET_GONE = re.compile(r"\b(?:died|passed(?: away)?|went to (?:\w+ )?heaven|crossed the rainbow bridge|put down|"
-                       r"put to sleep|ran away|rehomed|lost (?:him|her))\b", re.IGNORECASE)
+                       r"put to sleep|ran away|rehomed|lost|said goodbye to|say goodbye to|rip)\b", re.IGNORECASE)
 
 
 def pet_replaced(message: Message, content: list[str],
                  current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     text = standard_spelling(message.text)
     m = _NEW_ONE_CALLED.search(text) if message.role == "user" and _PET_GONE.search(text) else None
-    words = set(_folded(text).split())
-    gone = [slot for slot, value in current.items() if slot[1].startswith("pet:") and _folded(value) in words]
+    folded = f" {_folded(text)} "  # a name's words in order ("bølle" folds to two: "b lle")
+    gone = [slot for slot, value in current.items()
+            if slot[1].startswith("pet:") and any(f" {w} " in folded for w in _folded(value).split(" ") if len(w) > 2)
+            and f" {_folded(value).split(' ')[0]} " in folded]
     if m is None or len(gone) != 1 or _folded(m["name"]) == _folded(current[gone[0]]):
         return []  # (whoever's pet it was: "bingo next door passed away, mr adeyemi has a new puppy called lucky")
     return [_to_extraction(Found(gone[0][0], gone[0][1], proper(m["name"]), 3.0), message)]
