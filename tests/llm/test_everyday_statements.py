@@ -1754,3 +1754,18 @@ def test_everyday_ways_of_saying_a_job_a_team_a_name_an_age_a_home_or_a_pet(
 def test_no_fact_of_the_speakers_from_someone_elses_clause_or_a_pronoun(text: str) -> None:
     own = {(k, v) for _, s, k, v in _tagged(text) if s == "user"}
     assert not {(k, v) for k, v in own if k in ("job", "employer") or v == "them"}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("doc says my cholesterol is too high so pls give me low fat dinner ideas",
+     ("user", "health:high_cholesterol", "high cholesterol")),
+    ("my iron is low again", ("user", "health:low_iron", "low iron")),
+    ("I'm a court interpreter with the Ministry of the Attorney General here in Toronto",
+     ("user", "employer", "Ministry of the Attorney General")),
+    ("my mom is a nurse at hospital hermanos ameijeiras", ("user's mom", "employer", "Hospital Hermanos Ameijeiras")),
+    ("im cuban so my english is kinda rough", ("user", "nationality", "Cuban")),
+    ("im gay, married to my husband tomás for 3 yrs", ("user", "partner", "Tomás")),
+])
+def test_a_level_out_of_range_an_organisation_in_full_a_demonym_and_a_partner_named_after_the_title(
+        text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}

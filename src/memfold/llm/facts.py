@@ -813,7 +813,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"the|a|an|cute|sweet|kind|funny|older|younger|much|way|super|pretty|quite|not|from|at|in|like|just|also|"
      r"actually|honestly)\b)(?P<v>[^\W\d_][\w'-]+)(?=\s*(?:$|[,.!?;]|\s(?:and|now|lol|btw|haha|hes|he's|shes|"
      r"she's|who)\b))", "partner", 3.0),
-    (r"\b(?:engaged|married) to (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)", "partner", 3.0),
+    (r"\b(?:engaged|married) to (?!(?:my|our|the|a|an|his|her|their|someone|somebody)\b)(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)",
+     "partner", 3.0),
     # "I've been seeing Nora for a few months": a name (capitalised) the speaker is seeing
     (r"\b(?:i've been|i have been|been) (?:seeing|dating) (?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:(?P<v>[A-Z][\w'-]+))\b",
      "partner", 3.0),
@@ -2478,6 +2479,28 @@ def _whole_employer(best: dict[tuple[str, str], Found], text: str) -> dict[tuple
     return best
 
 
+# "ministry of the attorney general", "university of nairobi": an organisation named by what
+# it is of; "hospital hermanos ameijeiras", "ballet nacional de cuba": by its kind first
+_OF_WHAT = r" of (?:the )?(?P<rest>[\w'-]+(?: [\w'-]+){0,2}?)(?=\s*(?:$|[,.!?;]|\s(?:here|in|at|and|for|on|now|since|so|but|btw|lol)\b))"
+
+
+def _employer_said_whole(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
+    for slot, item in list(best.items()):
+        if slot[1] != "employer":
+            continue
+        value = re.escape(item.value)
+        kind_first = re.search(rf"\b(?:at|for|with|w) (?:the )?(?P<kind>{_ORG_KINDS}|ballet|orchestra|opera) ({value})\b",
+                               text, re.IGNORECASE)
+        of_what = re.search(rf"\b({value}){_OF_WHAT}", text, re.IGNORECASE) \
+            if re.fullmatch(_ORG_KINDS, item.value.split()[-1], re.IGNORECASE) else None
+        if kind_first:
+            best[slot] = replace(item, value=proper(f"{kind_first['kind']} {kind_first[2]}"))
+        elif of_what:
+            whole = of_what[0]
+            best[slot] = replace(item, value=proper(whole) if whole.islower() else whole)
+    return best
+
+
 _NAMED_SUPPORTS = r"(?:supports|follows) (?P<team>" + _SUPPORTED + ")"
 # "my uncle femi owns like 4 restaurants", "yuki teaches japanese at a high school", "my dad
 # drives a taxi": a relative's job said by what they do (the tagger reads no verb as a job)
@@ -2700,8 +2723,8 @@ def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[st
             relative = f"{subject}'s {key.partition(':')[2].replace('_', ' ')}"
             best.setdefault((relative, "nationality"), replace(item, subject=relative, key="nationality"))
             continue
-        if family not in ("trait", "job") or not words:
-            continue
+        if family not in ("trait", "job", "identity") or not words:
+            continue  # ("im cuban so my english is rough": the tagger reads an identity)
         if _is_demonym(item.value) and (subject, "nationality") not in best:
             del best[(subject, key)]
             best[(subject, "nationality")] = replace(item, key="nationality")
@@ -3732,13 +3755,29 @@ def _outside_the_negation(item: Found, clause: str) -> Found:
     return item
 
 
+# "doc says my cholesterol is too high", "my bp is high": a level out of range is a condition
+_LEVEL_SAID = re.compile(
+    r"\bmy (?P<what>cholesterol|blood pressure|bp|blood sugar|sugar levels?|iron(?: levels?)?|b12|vitamin d|"
+    r"thyroid levels?|uric acid|a1c|hba1c|potassium|sodium) (?:is|was|has been|are|came back) "
+    r"(?:still |now |really |very |too |a bit |slightly |quite |super |way |dangerously |kinda )*"
+    r"(?P<level>high|low|elevated|raised)\b", re.IGNORECASE)
+
+
+def _levels_said(clause: str, speaker: str) -> list[Found]:
+    found = []
+    for m in _LEVEL_SAID.finditer(clause):
+        value = f"{m['level'].lower()} {m['what'].lower()}"
+        found.append(Found(speaker, fact_key("health", value), value, 3.0))
+    return found
+
+
 def _clause_facts(clause: str, speaker: str) -> list[Found]:
     negated = bool(_NEGATED.search(clause) or _NOT_ANY_MORE.search(clause))
     relations = _relation_facts(clause, speaker) + _child_list_facts(clause, speaker) + _named_birthday(clause)
     if not states_own_fact(clause):  # "my sister just moved to Oslo", "if I ever went vegan"
         return relations
     pets = _pet_facts(clause, speaker)
-    rules = _rule_facts(_negation_free(clause), speaker, negated)
+    rules = _rule_facts(_negation_free(clause), speaker, negated) + _levels_said(clause, speaker)
     if negated and not _NEGATED.search(clause):
         rules = _dislikes_said(clause, speaker, rules)
     if negated:
@@ -4949,6 +4988,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _shared_by_both(b, t, s),
     lambda b, t, s, p: _whole_place(b, t),
     lambda b, t, s, p: _whole_employer(b, t),
+    lambda b, t, s, p: _employer_said_whole(b, t),
     lambda b, t, s, p: _with_region(b, t),
     lambda b, t, s, p: _name_of_the_relation(b, t, s),
     lambda b, t, s, p: _role_of_named_person(b, t, s),
