@@ -1726,6 +1726,27 @@ _FRAGMENT_WORDS = 12
 # ...and a sentence of such fragments is one whose first part is short ("born 12 july 1958 in
 # kumasi, if you need it for the form", "G'day, name's Bronwyn, court reporter at ...")
 _FIRST_PART = re.compile(r"\s*[,;:]\s+|\s+-\s+")
+# ...but not a reply, a greeting's words, a comment on something or an instruction ("Not at all,
+# all you need is a gamepad", "It's a map of Middle-earth - ...", "Get some acrylic paints,
+# brushes ...", "Max must be having so much fun swimming - ..."): a conversation's turns
+_GREETING = re.compile(r"^\W*(?:hey|hi|hello|hiya|yo|g'day|morning|evening)(?: there| all| [A-Z][a-z]+)?\W+", re.IGNORECASE)
+_NOT_ONES_OWN = re.compile(
+    r"^\W*(?:(?:yep|yeah|yes|yup|nope|not at all|no way|no problem|wow|oh|ok|okay|sure|thanks|thank you|haha|lol|aw+|omg|cool|great|nice|"
+    r"awesome|amazing|sounds|looks|seems|that's|thats|that is|this is|there's|theres|what|how|why|where|who|when|get|"
+    r"try|take|make|go|let's|lets|let|check|remember|use|keep|don't|dont|do|be|enjoy|good luck|congrats|"
+    r"congratulations|glad|sorry|totally|exactly|definitely|absolutely|maybe|true)\b|"
+    r"(?:it's|its|it is) (?:a|an|the|so|really|been|not|just|all|about|such|always|never|too|very|nice|great|"
+    r"amazing|awesome|hard|tough|fun|cool)\b|(?-i:[A-Z][a-z]+) (?:must|should|could|would|will|can|might|may)\b)",
+    re.IGNORECASE)
+
+
+def _own_fragment_first(sentence: str) -> bool:
+    """A sentence whose first part is a short fragment of the speaker's own."""
+    rest = _GREETING.sub("", sentence, count=1)
+    first = _FIRST_PART.split(rest, 1)[0]
+    return len(first.split()) <= _FRAGMENT_WORDS and not _NOT_ONES_OWN.match(first)
+
+
 # ...or one led by a person's name saying what they are ("Tash is a paramedic with NSW Ambulance,
 # shift work is brutal", "Biscuit is 4 and scared of the dryer")
 _NAMED_LEAD = re.compile(r"^\W*(?!(?:It|This|That|There|Here|The|What|Who|How|Why|When|Where|Which|He|She|They|"
@@ -3547,7 +3568,7 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         # quit the bank, shes a nurse now"): skip the rest cheaply
         # ...or drops its "I" ("got a Garmin Forerunner for running", 4 of the held-out routing
         # sets' 1,219 sentences), or names a stored thing ("ipads gone, on a galaxy tab now")
-        if (not _FIRST_PERSON_GATE.search(sentence) and len(_FIRST_PART.split(sentence, 1)[0].split()) > _FRAGMENT_WORDS
+        if (not _FIRST_PERSON_GATE.search(sentence) and not _own_fragment_first(sentence)
                 and not _NAMED_LEAD.match(sentence)
                 and not _SUBJECT_DROPPED.match(sentence) and not _PRESENT_DROPPED.match(sentence)
                 and not _OWN_FIELD.search(sentence)
