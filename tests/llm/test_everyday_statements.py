@@ -1769,3 +1769,13 @@ def test_no_fact_of_the_speakers_from_someone_elses_clause_or_a_pronoun(text: st
 def test_a_level_out_of_range_an_organisation_in_full_a_demonym_and_a_partner_named_after_the_title(
         text: str, fact: tuple[str, str, str]) -> None:
     assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("officially left the folkekirke, not religious anymore, saving on church tax", ("user", "religion", "Not Religious")),
+    ("keys collected, we're officially marple residents!", ("user", "location", "Marple")),
+    ("my colleague Dmitri is an interpreter. Dmitri retired!! party was friday", ("Dmitri", "job", "retired")),
+    ("my son Kian is 11, we moved Kian to stockport grammar", ("Kian", "education", "Stockport Grammar")),
+])
+def test_a_change_said_without_the_key(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}

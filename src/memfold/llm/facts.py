@@ -779,6 +779,13 @@ _RULE_SPECS: list[_RuleSpec] = [
      "language", 2.5),
     # "kraków chapter is over, settled in wrocław now"; "packed up and went to calgary for a job"
     (r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in " + _HOME_PLACE, "location", 2.5),
+    # "officially left the folkekirke, not religious anymore": said without "I"
+    (r"(?:^\W*|[,;]\s*)(?:now |officially |just )?(?P<v>not religious)(?= anymore| any more| at all|\s*[,.!;]|$)",
+     "religion", 2.5),
+    # "keys collected, we're officially marple residents!"
+    (r"\b(?:we're|we are|i'm|im|i am) (?:now |officially |finally |proud )*(?!(?:permanent|legal|long[- ]term|"
+     r"full[- ]time|new|local|official|temporary|tax|proud|the|a|us|uk|eu)\b)(?P<v>[\w'-]+(?: [\w'-]+)?) residents?\b",
+     "location", 2.5),
     # "im a mountain guide based in chamonix" (not "the company is based in ...")
     (r"\b(?:i'm|im|i am|we're|we are)\b[^,.;!?]{0,40}?(?<!\bis )(?<!\bare )\bbased (?:in|out of) " + _HOME_PLACE,
      "location", 2.5),
@@ -2103,7 +2110,7 @@ _THING_MOVED = re.compile(r"\bmoved (?:everything|it|them|all|stuff|things|(?:al
 
 
 # "we moved leila to riverside academy": a school is where a child studies, no one's home
-_SCHOOL_NAME = re.compile(r"\b(?:school|academy|primary|college|university|uni|high|kindergarten|nursery|daycare|"
+_SCHOOL_NAME = re.compile(r"\b(?:school|academy|primary|college|university|uni|high|grammar|kindergarten|nursery|daycare|"
                           r"montessori|prep|lyceum|gymnasium)$", re.IGNORECASE)
 
 
@@ -2127,6 +2134,21 @@ def _moved_to_school(best: _Slots, text: str, speaker: str, people: KnownPeople)
         if slot in best and _folded(best[slot].value) == _folded(school):
             del best[slot]
     best[(who, "education")] = Found(who, "education", school, 2.6)
+    return best
+
+
+_RETIRED = re.compile(r"\b(?P<who>[^\W\d_][\w'-]+) (?:has |just |finally |officially |is )*retired\b(?! (?:from|as) )",
+                      re.IGNORECASE)
+
+
+def _someone_retired(best: _Slots, text: str, speaker: str, people: KnownPeople) -> _Slots:
+    """"dmitri retired!! party was friday": a person the message or profile names has retired."""
+    for m in _RETIRED.finditer(standard_spelling(text)):
+        named = {name for name in {*_relatives_by_name(best, speaker, (*_RELATIVE_FAMILIES, "family")),
+                                   *people.named_people(m["who"])} if _folded(name) == _folded(m["who"])}
+        if len(named) == 1:
+            who = proper(named.pop())
+            best[(who, "job")] = Found(who, "job", "retired", 2.6)
     return best
 
 
@@ -5021,6 +5043,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _jobs_they_do(b, t, s),
     lambda b, t, s, p: _someone_moved(b, t, s, p),
     lambda b, t, s, p: _school_is_no_home(b, s),
+    lambda b, t, s, p: _someone_retired(b, t, s, p),
     lambda b, t, s, p: _moved_to_school(b, t, s, p),
     lambda b, t, s, p: _couple_named(b, t, s),
     lambda b, t, s, p: _status_of_both(b, t, s),
