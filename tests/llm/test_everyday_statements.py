@@ -1779,3 +1779,20 @@ def test_a_level_out_of_range_an_organisation_in_full_a_demonym_and_a_partner_na
 ])
 def test_a_change_said_without_the_key(text: str, fact: tuple[str, str, str]) -> None:
     assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("born 12 july 1958 in kumasi, if you need it for the form", True),
+    ("G'day, name's Bronwyn, court reporter at the Federal Court, been doing it 20 years", True),
+    # a conversation's turns: a reply, a comment, an instruction, a role frame, a "you"
+    ("Yep, painting is awesome, get some acrylic paints and a palette to mix colors and brushes", False),
+    ("It's a map of Middle-earth from LOTR - it's really cool to see all the different realms and regions", False),
+    ("Max must be having so much fun swimming and playing - it's the best thing for a dog his age", False),
+    ("As a dad, it's hard to watch your kid go through something like that when there is nothing to do", False),
+    ("Combining your two loves - gaming and helping people - must be really exciting for the whole family", False),
+])
+def test_a_short_first_part_lets_a_sentence_in_only_when_it_is_the_speakers_own(text: str, read: bool) -> None:
+    from memfold.llm.facts import fact_sentences
+
+    message = Message(msg_id="m1", user_id="u", speaker="Evan", role="user", text=text, ts=T0)
+    assert bool(fact_sentences(message)) is read

@@ -1738,7 +1738,7 @@ _FIRST_PART = re.compile(r"\s*[,;:]\s+|\s+-\s+")
 # brushes ...", "Max must be having so much fun swimming - ..."): a conversation's turns
 _GREETING = re.compile(r"^\W*(?:hey|hi|hello|hiya|yo|g'day|morning|evening)(?: there| all| [A-Z][a-z]+)?\W+", re.IGNORECASE)
 _NOT_ONES_OWN = re.compile(
-    r"^\W*(?:(?:yep|yeah|yes|yup|nope|not at all|no way|no problem|wow|oh|ok|okay|sure|thanks|thank you|haha|lol|aw+|omg|cool|great|nice|"
+    r"^\W*(?:(?:but|and|so|also)\s+)?(?:(?:as an?|yep|yeah|yes|yup|nope|not at all|no way|no problem|wow|oh|ok|okay|sure|thanks|thank you|haha|lol|aw+|omg|cool|great|nice|"
     r"awesome|amazing|sounds|looks|seems|that's|thats|that is|this is|there's|theres|what|how|why|where|who|when|get|"
     r"try|take|make|go|let's|lets|let|check|remember|use|keep|don't|dont|do|be|enjoy|good luck|congrats|"
     r"congratulations|glad|sorry|totally|exactly|definitely|absolutely|maybe|true)\b|"
@@ -1748,10 +1748,13 @@ _NOT_ONES_OWN = re.compile(
 
 
 def _own_fragment_first(sentence: str) -> bool:
-    """A sentence whose first part is a short fragment of the speaker's own."""
+    """A short sentence, or one whose first part is a short fragment of the speaker's own."""
+    if len(sentence.split()) <= _FRAGMENT_WORDS:
+        return True
     rest = _GREETING.sub("", sentence, count=1)
     first = _FIRST_PART.split(rest, 1)[0]
-    return len(first.split()) <= _FRAGMENT_WORDS and not _NOT_ONES_OWN.match(first)
+    return (len(first.split()) <= _FRAGMENT_WORDS and not _NOT_ONES_OWN.match(first)
+            and not re.search(r"\b(?:you|your|yourself|you're|u|ur)\b", first, re.IGNORECASE))
 
 
 # ...or one led by a person's name saying what they are ("Tash is a paramedic with NSW Ambulance,
