@@ -65,7 +65,8 @@ def _cues(*patterns: str) -> list[re.Pattern[str]]:
 # (what is asked), never topics.
 _TEMPORAL = _cues(
     # (not "when is my husbands birthday": a birthday is a profile value, read by the fact cues)
-    r"\bwhen\b(?!(?:'s|s| is| was)? (?:my|his|her|their|our|\w+'?s)(?: \w+'?s)? (?:birthday|bday)\b"
+    r"\bwhen\b(?!(?:'s|s| is| was)? (?:my|his|her|their|our|(?!(?:the|a|this|that|next|our)\b)\w+(?:'?s)?)(?: \w+'?s)?"
+    r" (?:birthday|bday)\b"
     r"(?! (?:party|dinner|lunch|meal|drinks|celebration|trip|present|gift|card|cake)))", r"\bwhat (?:times?|dates?|days?|years?|months?)\b", r"\bhow long ago\b",
     r"\b(?:how long|since when)\b", r"\bwhat happened\b", r"\bhappen(?:ed|ing)?\b",
     r"\b(?:timeline|chronolog\w*|history of)\b", r"\b(?:first|last) time\b",
@@ -80,7 +81,9 @@ _FACT = _cues(
     r"\bwhere (?:do|does|did) (?:i|he|she|they|\w+) (?:live|work|study|come from|grow up)\b",
     r"\bwho (?:do|does|did) (?:i|he|she|they|we|\w+) work for\b",
     # "when is my husbands birthday": a birthday is a profile value, though "when" asks it
-    r"\bwhen(?:'s|s| is| was)? (?:my|his|her|their|our|(?!this\b)\w+'?s)(?: \w+'?s)? (?:birthday|bday)\b"
+    # ("whens tomasz bday again": a name typed without its "'s")
+    r"\bwhen(?:'s|s| is| was)? (?:my|his|her|their|our|(?!(?:the|a|this|that|next|our)\b)\w+(?:'?s)?)(?: \w+'?s)?"
+    r" (?:birthday|bday)\b"
     r"(?! (?:party|dinner|lunch|meal|drinks|celebration|trip|present|gift|card|cake))",
     # "is ravi still at infosys", "are you still vegan": whether a current attribute holds
     r"\b(?:is|are|am|does|do) (?!it\b|this\b|that\b|there\b)(?:i|he|she|they|we|(?:my |our |his |her )?\w+)"
