@@ -1796,3 +1796,12 @@ def test_a_short_first_part_lets_a_sentence_in_only_when_it_is_the_speakers_own(
 
     message = Message(msg_id="m1", user_id="u", speaker="Evan", role="user", text=text, ts=T0)
     assert bool(fact_sentences(message)) is read
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my climbing partner Lukas is from Innsbruck", ("user", "family:climbing_partner", "Lukas")),
+    ("my business partner is jo, she does the books", ("user", "family:business_partner", "Jo")),
+    ("my partner Sam is a chef", ("user", "partner", "Sam")),
+])
+def test_a_partner_in_something_is_no_romantic_partner(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}

@@ -3336,13 +3336,26 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [Found(f.subject, f.key, f.value, 1.0 + f.confidence, by="tagger")
                  for f in facts if f.confidence >= TAGGER_MIN_CONFIDENCE]
         found = [_about_known_person(f, sentence, people, " ".join(sentences[:n])) for f in found]
-        found = [_name_someone_goes_by(_head_of_what(f, sentence), sentence, speaker) for f in found]
+        found = [_activity_partner(_name_someone_goes_by(_head_of_what(f, sentence), sentence, speaker), sentence)
+                 for f in found]
         found = _partners_of_others([_skill_phrase(_thingless(f), sentence) for f in found], sentence, speaker)
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)
                     and not _used_for_a_while(sentence, f)])
     return out
+
+
+# "my climbing partner Lukas", "my business partner is jo": a partner in something, no romance
+_ACTIVITY_PARTNER = r"\bmy (?P<what>(?!(?:life|domestic|long[- ]term|new|current|ex|former|old|romantic)\b)[a-z]+) partner(?:,| is| named| called)? "
+
+
+def _activity_partner(item: Found, sentence: str) -> Found:
+    family = item.key.partition(":")[0]
+    if family not in ("partner", "family") or item.key.endswith("_partner"):
+        return item
+    m = re.search(_ACTIVITY_PARTNER + re.escape(item.value) + r"\b", sentence, re.IGNORECASE)
+    return replace(item, key=f"family:{m['what'].lower()}_partner") if m else item
 
 
 # "btw Jonathan goes by Jo now": the name is Jonathan's, not the speaker's
