@@ -3168,9 +3168,15 @@ def _owned_as_tagged(found: list[Found], learned: list[Found], sentence: str, sp
 
 
 def _not_wished(found: list[Found], sentence: str, wish_at: int) -> list[Found]:
-    """The readings of words said before the wish ("i live in leeds, wish i could move to spain")."""
-    before = sentence[:wish_at].lower()
-    return [item for item in found if item.value.lower() in before]
+    """The readings of words said before the wish ("i live in leeds, wish i could move to spain")
+    or after a "but" that ends it ("wish i could feel the same about love, but i've started to
+    enjoy running")."""
+    after = _WISH_ENDS.search(sentence, wish_at)
+    said = sentence[:wish_at].lower() + " " + (sentence[after.end():].lower() if after else "")
+    return [item for item in found if item.value.lower() in said]
+
+
+_WISH_ENDS = re.compile(r"[,;]?\s+\b(?:but|though|although|however|anyway)\b", re.IGNORECASE)
 
 
 # a value that is only an interjection ("Oops, not March 9, May 9" read `birthday = Oops`)
