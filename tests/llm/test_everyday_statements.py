@@ -1716,7 +1716,7 @@ def test_each_named_persons_age(text: str, ages: set[tuple[str, str]]) -> None:
     # what is said before the wish stands
     ("i live in leeds, wish i could move to spain", {("user", "location", "Leeds")}),
     # ... and what is said after a "but" that ends the wish
-    ("wish i could say the same about love, but i've started to enjoy running in the mornings",
+    ("Wish I could feel the same about love, but I've started to enjoy running in the mornings",
      {("user", "likes:running", "running")}),
 ])
 def test_what_is_wished_is_not_the_case(text: str, facts: set[tuple[str, str, str]]) -> None:
