@@ -1808,3 +1808,9 @@ def test_a_short_first_part_lets_a_sentence_in_only_when_it_is_the_speakers_own(
 ])
 def test_a_partner_in_something_is_no_romantic_partner(text: str, fact: tuple[str, str, str]) -> None:
     assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}
+
+
+def test_a_food_eaten_is_no_diet_and_a_demonym_no_diet_either() -> None:
+    assert not {v for _, s, k, v in _tagged("quit keto lol i eat carbs again") if k == "diet" and v == "carbs"}
+    assert ("user", "nationality", "Cuban-american") in {
+        (s, k, v) for _, s, k, v in _tagged("aquí bailo y enseño, pero im cuban-american actually, born in miami")}

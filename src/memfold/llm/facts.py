@@ -2769,8 +2769,8 @@ def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[st
             relative = f"{subject}'s {key.partition(':')[2].replace('_', ' ')}"
             best.setdefault((relative, "nationality"), replace(item, subject=relative, key="nationality"))
             continue
-        if family not in ("trait", "job", "identity") or not words:
-            continue  # ("im cuban so my english is rough": the tagger reads an identity)
+        if family not in ("trait", "job", "identity", "diet") or not words:
+            continue  # ("im cuban so my english is rough": the tagger reads an identity; "cuban-american" a diet)
         if _is_demonym(item.value) and (subject, "nationality") not in best:
             del best[(subject, key)]
             best[(subject, "nationality")] = replace(item, key="nationality")
@@ -3348,7 +3348,7 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)
-                    and not _used_for_a_while(sentence, f)])
+                    and not _used_for_a_while(sentence, f) and not _food_eaten_as_diet(sentence, f)])
     return out
 
 
@@ -3555,6 +3555,12 @@ _USED_FOR_A_WHILE = re.compile(
     r"\b(?:test[- ]?(?:drove|drive|driving|driven|rode|ride|riding)|rent(?:ed|ing)|borrow(?:ed|ing)|hired|hiring|"
     r"loaner|courtesy car)\b(?:(?!\b(?:and|but|then|so|now|until)\b)[^,.;!?])*$", re.IGNORECASE)
 _TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|trial)\b", re.IGNORECASE)
+
+
+def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
+    """"quit keto lol i eat carbs again": a food eaten is no diet (unless it names one: "i eat halal")."""
+    return fact.key == "diet" and diet_value(fact.value) is None and "veg" not in fact.value.lower() and re.search(
+        r"\b(?:eat|eats|eating|ate)\s+(?:\w+\s+)?" + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE) is not None
 
 
 def _used_for_a_while(sentence: str, fact: Found) -> bool:
