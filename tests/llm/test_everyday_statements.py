@@ -1814,3 +1814,8 @@ def test_a_food_eaten_is_no_diet_and_a_demonym_no_diet_either() -> None:
     assert not {v for _, s, k, v in _tagged("quit keto lol i eat carbs again") if k == "diet" and v == "carbs"}
     assert ("user", "nationality", "Cuban-american") in {
         (s, k, v) for _, s, k, v in _tagged("aquí bailo y enseño, pero im cuban-american actually, born in miami")}
+
+
+def test_the_speakers_name_in_full_when_said_with_a_surname_after() -> None:
+    text = "names Dale btw. Dale Kowalczyk if u need the whole thing for invoices"
+    assert ("user", "name", "Dale Kowalczyk") in {(s, k, v) for _, s, k, v in _tagged(text)}

@@ -2140,6 +2140,21 @@ def _moved_to_school(best: _Slots, text: str, speaker: str, people: KnownPeople)
     return best
 
 
+def _full_name_said(best: _Slots, text: str, speaker: str) -> _Slots:
+    """"names Dale btw. Dale Kowalczyk if u need the whole thing": the speaker's name in full,
+    when the message says it with a surname (capitalised) after the first name read."""
+    item = best.get((speaker, "name"))
+    if item is None or " " in item.value:
+        return best
+    m = re.search(rf"\b{re.escape(item.value)} (?P<surname>(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?))\b(?! (?:here|is|was)\b)", text)
+    if m and m["surname"].lower() not in _NOT_SURNAMES:
+        best[(speaker, "name")] = replace(item, value=f"{item.value} {m['surname']}")
+    return best
+
+
+_NOT_SURNAMES = frozenset("i im thanks thank please pls hi hey btw and but so the my from here".split())
+
+
 _RETIRED = re.compile(r"\b(?P<who>[^\W\d_][\w'-]+) (?:has |just |finally |officially |is )*retired\b(?! (?:from|as) )",
                       re.IGNORECASE)
 
@@ -5072,6 +5087,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _someone_moved(b, t, s, p),
     lambda b, t, s, p: _school_is_no_home(b, s),
     lambda b, t, s, p: _someone_retired(b, t, s, p),
+    lambda b, t, s, p: _full_name_said(b, t, s),
     lambda b, t, s, p: _moved_to_school(b, t, s, p),
     lambda b, t, s, p: _couple_named(b, t, s),
     lambda b, t, s, p: _status_of_both(b, t, s),
