@@ -28,6 +28,7 @@ NOW = datetime(2024, 6, 15, 12, 0, tzinfo=timezone.utc)
     ("whats my home address, need it for a form", "fact"),
     ("when is my husbands birthday", "fact"),
     ("whens tomasz bday again", "fact"),  # a name typed without its "'s"
+    ("which grape did i say was my fav", "fact"),
     ("who does aroha work for", "fact"),
     ("is ravi still at infosys or did he leave", "fact"),
     ("when is the birthday party", "temporal"),

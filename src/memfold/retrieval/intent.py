@@ -89,7 +89,7 @@ _FACT = _cues(
     r"\b(?:is|are|am|does|do) (?!it\b|this\b|that\b|there\b)(?:i|he|she|they|we|(?:my |our |his |her )?\w+)"
     r" still\b",
     # "what laptop did i say i have", "what did i tell u we are": what the speaker said they are or have
-    r"\bwhat (?:\w+ )?did (?:i|we) (?:say|tell (?:you|u)|mention)(?: that)? (?:i|we|my|our)\b",
+    r"\b(?:what|which) (?:\w+ )?did (?:i|we) (?:say|tell (?:you|u)|mention)(?: that)? (?:(?:was|is|were) )?(?:i|we|my|our)\b",
     r"\bwhat(?:'s|s| is| was) the name of (?:my|our|his|her|their|\w+'s)\b",
     r"\bwho (?:usually |normally |always )?(?:does|looks after|takes care of|feeds|walks)\b",
     # ... "marcos job", "darlenes ring size": a possessive is often typed without its apostrophe
