@@ -781,7 +781,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"[,;]\s*(?:just |finally |now )?(?:settled|based|living) in " + _HOME_PLACE, "location", 2.5),
     # "officially left the folkekirke, not religious anymore": said without "I"
     (r"(?:^\W*|[,;]\s*)(?:now |officially |just )?(?P<v>not religious)(?= anymore| any more| at all|\s*[,.!;]|$)",
-     "religion", 2.5),
+     "religion", 2.0),
     # "keys collected, we're officially marple residents!"
     (r"\b(?:we're|we are|i'm|im|i am) (?:now |officially |finally |proud )*(?!(?:permanent|legal|long[- ]term|"
      r"full[- ]time|new|local|official|temporary|tax|proud|the|a|us|uk|eu)\b)(?P<v>[\w'-]+(?: [\w'-]+)?) residents?\b",
@@ -809,7 +809,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     # word kept ("family" alone says little)
     (r"\b(?:moved|put|placed|transferred|switched|floated|shifted|reassigned|assigned|posted|sent) me "
      r"(?:over |back )?(?:to|in|into|on|onto) (?:the )?(?P<v>[\w&'-]+(?: [\w&'-]+){0,3}? (?:team|department|dept|"
-     r"division|section|unit|ward|desk|kitchen|floor|squad|crew|line|office|branch))\b", "team", 3.0),
+     r"division|section|unit|ward|desk|kitchen|floor|squad|crew|line))\b", "team", 3.0),
     (r"\b(?:the|our|my) (?:big )?move (?:out )?to " + _HOME_PLACE, "location", 2.0),
     (r"\b(?:the|our|my) new (?:place|flat|apartment|house|home|digs|condo) in " + _HOME_PLACE, "location", 2.0),
     (r"\bclosed on (?:the|our|a) (?:new )?(?:place|flat|apartment|house|home|condo) in " + _HOME_PLACE,
@@ -1371,7 +1371,9 @@ _PET_RULES = (
     # "ive got a cavapoo called biscuit": the same, after having one
     re.compile(r"\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )"
                r"(?i:an? |a new |one )" + _SPECIES + r"(?i: named| called) (?P<name>(?!(?i:the|a|an|after|by|that|this|"
-               r"something|what|like|so|and)\b)[^\W\d_]{2,}(?: (?!(?i:" + _NOT_SECOND_NAME + r")\b)[^\W\d_]{2,})?)\b"),
+               r"something|what|like|so|and)\b)[^\W\d_]{2,}(?: (?!(?i:" + _NOT_SECOND_NAME + r")\b)[^\W\d_]{2,})?)\b"
+               # (two pets named: "a cat named miso and a beagle named tofu" is the rules' below)
+               r"(?!(?i:[^.!?]*\band (?:an? |one )?[\w-]+ (?:named|called)\b))"),
     # "my pup is Luna", "our bunny is Clover.": a capitalised name alone after "is" (not "my
     # cat is Siamese": a demonym or breed is no name)
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r" (?i:is|'s) " + _NAME
@@ -3394,12 +3396,12 @@ def _name_someone_goes_by(item: Found, sentence: str, speaker: str) -> Found:
 
 
 # "i am now head of the string department": a head, chair or director is one of something
-_HEAD_OF = r"(?: of (?:the )?(?:[\w&-]+ ){0,3}?(?:department|dept|team|unit|division|school|section|practice|faculty|"
+_HEAD_OF = r"(?: of (?:the )?(?:[\w&-]+ ){0,3}?(?:department|dept|team|unit|division|section|practice|faculty|"
 _HEAD_OF += r"year|house|operations|sales|marketing|engineering|product|research|nursing|music|science|english|maths))\b"
 
 
 def _head_of_what(item: Found, sentence: str) -> Found:
-    if item.key != "job" or item.value.lower() not in ("head", "chair", "director", "dean", "vp", "head teacher"):
+    if item.key != "job" or item.value.lower() not in ("head", "chair", "director", "dean", "vp"):
         return item
     m = re.search(re.escape(item.value) + _HEAD_OF, sentence, re.IGNORECASE)
     return replace(item, value=m[0]) if m else item
@@ -3561,7 +3563,9 @@ def _about_someone_else(sentence: str, fact: Found, speaker: str) -> bool:
     before = sentence if at < 0 else sentence[:at]
     if _FIRST_PERSON_GATE.search(sentence):
         return False
-    return bool(_THIRD_PERSON.search(before)) or not states_own_fact(before or sentence)
+    lead = _OTHER_PERSON_UNNAMED_LEADS.match(before or sentence)
+    return bool(_THIRD_PERSON.search(before)) or (lead is not None and not _SPEAKER_IN_CLAUSE.search(
+        (before or sentence)[lead.end():]))
 
 
 # "test drove a Tesla Model 3", "we rented a Jeep for the trip", "borrowed my brother's Civic":
@@ -3893,15 +3897,17 @@ def _dislikes_said(clause: str, speaker: str, rules: list[Found]) -> list[Found]
 # unless the speaker is in it too ("my wife and I moved to Leeds", "... and I'm a nurse").
 # The relation itself ("my wife" -> married) is read by the relation rules regardless.
 _DISCOURSE = r"(?:(?:btw|ok|okay|so|lol|ngl|omg|oh|also|and|but|well|fyi|update|guess what)[,:!]?\s+)*"
-_OTHER_PERSON_LEADS = re.compile(
-    r"^\W*" + _DISCOURSE + r"(?:(?:both |all (?:of )?)?(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:"
-    + _RELATIONS
-    + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b"
-    r"|(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
-    r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b"
-    # "she got a job as a nurse", "hes a chef now": someone the speaker spoke of
-    r"|(?:he|she|he's|she's|hes|shes|they|they're|theyre)\s+(?:just |finally |now |also )?(?:got|is|was|has|are|"
-    r"were|have|started|moved|works|work|lives|live|took|left|joined|bought|adopted|switched|came|a|an)\b)", re.IGNORECASE)
+_RELATIVE_LEAD = (r"(?:(?:both |all (?:of )?)?(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:"
+                  + _RELATIONS + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b)")
+_NAME_LEAD = (r"(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
+              r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b")
+# "she got a job as a nurse", "hes a chef now": someone the speaker spoke of
+_PRONOUN_LEAD = (r"(?:he|she|he's|she's|hes|shes|they|they're|theyre)\s+(?:just |finally |now |also )?(?:got|is|was|has|"
+                 r"are|were|have|started|moved|works|work|lives|live|took|left|joined|bought|adopted|switched|came|a|an)\b")
+_OTHER_PERSON_LEADS = re.compile(r"^\W*" + _DISCOURSE + rf"(?:{_RELATIVE_LEAD}|{_NAME_LEAD}|{_PRONOUN_LEAD})", re.IGNORECASE)
+# ... the same without a name: a capitalised word opening a sentence may be none ("Home is
+# Cork these days", "Got moved over to brand partnerships"), and the tagger marks names itself
+_OTHER_PERSON_UNNAMED_LEADS = re.compile(r"^\W*" + _DISCOURSE + rf"(?:{_RELATIVE_LEAD}|{_PRONOUN_LEAD})", re.IGNORECASE)
 _SPEAKER_IN_CLAUSE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|us|our)\b", re.IGNORECASE)
 # "if I ever went vegan", "I almost took the job", "back in college": not the case now
 _NOT_THE_CASE = re.compile(
@@ -4840,11 +4846,14 @@ def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
     pottery instead": the agent should know bouldering is over, not just gone). A re-reading
     of the resolved condition ("allergy:peanut" from "outgrown the peanut allergy") is no new
     condition and goes."""
-    resolutions = [*resolved_conditions(text, message, current), *ended_pursuits(text, message, current)]
+    conditions = resolved_conditions(text, message, current)
+    resolutions = [*conditions, *ended_pursuits(text, message, current)]
     if not resolutions:
         return facts, set()
+    # (a new pursuit may share a word with the one that ended: "the marathon's done, my goal
+    # now is to run an ultra", "kpop phase is over, deep into city pop now")
     resolved_words = {(r.subject, r.key.partition(":")[0]): condition_words(r.key, current[(r.subject, r.key)])
-                      for r in resolutions}  # by any name ("TB" for tuberculosis)
+                      for r in conditions}  # by any name ("TB" for tuberculosis)
     slots = {(r.subject, r.key) for r in resolutions}
     kept = [f for f in facts if (f.action == "delete" and (f.subject, f.key) not in slots)
             or (f.action != "delete" and not content_words(f.value) & resolved_words.get(
