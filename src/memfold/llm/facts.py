@@ -4855,10 +4855,21 @@ def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
     resolved_words = {(r.subject, r.key.partition(":")[0]): condition_words(r.key, current[(r.subject, r.key)])
                       for r in conditions}  # by any name ("TB" for tuberculosis)
     slots = {(r.subject, r.key) for r in resolutions}
+    # ... but a re-reading of the pursuit itself goes ("fluent in italian finally": no new
+    # `skill:italian_finally`; "so done with true crime" after "true crime podcasts")
+    ended = {(r.subject, r.key.partition(":")[0]): content_words(current[(r.subject, r.key)])
+             for r in resolutions if r not in conditions}
     kept = [f for f in facts if (f.action == "delete" and (f.subject, f.key) not in slots)
             or (f.action != "delete" and not content_words(f.value) & resolved_words.get(
-                (f.subject, f.key.partition(":")[0]), set()))]
+                (f.subject, f.key.partition(":")[0]), set())
+                and not _one_holds_the_other(content_words(f.value), ended.get((f.subject, f.key.partition(":")[0]))))]
     return [*(f for f in kept if (f.subject, f.key) not in slots), *resolutions], slots
+
+
+def _one_holds_the_other(words: set[str], others: set[str] | None) -> bool:
+    if not words or not others:
+        return False
+    return words <= others or others <= words
 
 
 # a like and a dislike of one thing cannot both stand: the new one retires the stored
