@@ -4847,7 +4847,7 @@ def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
     of the resolved condition ("allergy:peanut" from "outgrown the peanut allergy") is no new
     condition and goes."""
     conditions = resolved_conditions(text, message, current)
-    resolutions = [*conditions, *ended_pursuits(text, message, current)]
+    resolutions = [*conditions, *(r for r in ended_pursuits(text, message, current) if not _succeeded(r, facts, current))]
     if not resolutions:
         return facts, set()
     # (a new pursuit may share a word with the one that ended: "the marathon's done, my goal
@@ -4864,6 +4864,16 @@ def _with_resolutions(facts: list[FactExtraction], text: str, message: Message,
                 (f.subject, f.key.partition(":")[0]), set())
                 and not _one_holds_the_other(content_words(f.value), ended.get((f.subject, f.key.partition(":")[0]))))]
     return [*(f for f in kept if (f.subject, f.key) not in slots), *resolutions], slots
+
+
+def _succeeded(ended: FactExtraction, facts: list[FactExtraction], current: dict[tuple[str, str], str]) -> bool:
+    """A pursuit over whose successor keeps its frame ("passed n3!!! so now aiming for N2": `pass JLPT N2`
+    after `pass JLPT N3`; "the marathon's done, now to run an ultra") is replaced by it, not kept as over."""
+    old = content_words(current[(ended.subject, ended.key)])
+    family = ended.key.partition(":")[0]
+    return any(f.action == "add" and f.subject == ended.subject and f.key.partition(":")[0] == family
+               and content_words(f.value) & old and not _one_holds_the_other(content_words(f.value), old)
+               for f in facts)
 
 
 def _one_holds_the_other(words: set[str], others: set[str] | None) -> bool:
