@@ -102,7 +102,10 @@ _QUESTION_START = re.compile(
     r"^(?:what|who|where|when|why|how|which|whose|is|are|was|" + WERE_ASKS + r"|will|any|anything|tell me|"
     r"remind me|any idea|got any|(?:can|could|would|should)(?!n?['\u2019]?t\b)|"
     # "did a proper allergy test", "have a 2 yr old": a verb whose subject was dropped opens a statement
-    r"(?:do|does|did|have|has)(?!n?['\u2019]?t\b)(?! (?:a|an|some|two|three|four|five|\d+)\b))\b")
+    r"(?:do|does|did|have|has)(?!n?['\u2019]?t\b)(?! (?:a|an|some|two|three|four|five|\d+)\b)"
+    # "did my masters at UCL", "did my BBA at IBA": a degree done, not "did my parcel arrive"
+    r"(?! my (?:phd|masters|master's|mba|bba|bsc|msc|mlis|llb|llm|mbbs|gcses?|a levels|o levels|degree|diploma|"
+    r"apprenticeship|residency|internship|undergrad|postgrad|training)\b))\b")
 _REQUEST = re.compile(
     r"^(?:please |pls |can you |could you |would you |will you )?(?:remind|tell|show|give|"
     r"help|explain|summari[sz]e|translate|write|draft|list|find|recommend|suggest|check|"
@@ -115,7 +118,7 @@ _EMOJI = "\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F"
 # an emoji ends a statement before a question as a full stop would ("went full vegan 😭 vegan mac n cheese
 # that doesnt suck?": not one question), unless the next word carries the sentence on ("i love 🍕 and pasta?");
 # between two statements it is left alone (what one says the next may lean on: "kiwi flew off 😢 got a new one")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)(?<!\b(?:mr|ms|dr)\.)(?<!\bmrs\.)(?<!\b[Pp]rof\.)\s+|\n+"
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<![\s.(][A-Za-z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)(?<!\bMrs\.)(?<!\b(?:mr|ms|dr)\.)(?<!\b(?:Dra|Sra|Drs|dra)\.)(?<!\bmrs\.)(?<!\b[Pp]rof\.)\s+|\n+"
                              r"|(?<=[" + _EMOJI + r"])\s+(?=\w[^.!?\n]*\?)(?!(?i:and|or|but|with|w|for|to|in|on|at|of|because|"
                              r"cause|cuz|lol|lmao|haha|too|as well)\b)")
 
@@ -357,7 +360,7 @@ _QUESTION_TAIL = re.compile(
     r"(?:[,;]|\s[-\u2013\u2014]|\s(?:so|but|and)\b|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s*"
     r"(?:(?:so|and|but|then)\s+)?(?:(?:[\w'-]+\s+){0,2}?(?:ideas?|tips|suggestions|recommendations)\b[^.!?]*|"
     r"(?:is|are|can|could|should|would|will|do|does|did|how|what|whats|any|which|where|when|why|"
-    r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|"
+    r"who|ideas?|tips|suggestions|recommendations|thoughts|recommend|suggest|tell me|give me|help me|know|anyone|anybody|"
     r"pls|please|plan|swap|find|write|make|explain|check|show|list|draft|pick|choose|create|translate|"
     r"convert|fix|best|good|cheap|cheapest|easiest|quickest)\b[^.!?]*|(?<=[,;])\s*[\w'-]+(?:\s+[\w'-]+){0,4})\?\W*$",
     re.IGNORECASE)

@@ -144,8 +144,8 @@ _EMOJI_ON = "\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F].*$"
 _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
-    r"on|with|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
-    r"recently|a few|a couple|"
+    r"on|with|w|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
+    r"recently|a few|a couple|held together|that|thats|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
@@ -301,7 +301,7 @@ _NO_VERB = r"(?!(?:said|says|told|tells|asked|asks|thinks|wants|is|was|are|were|
 _JOB_OPENING = re.compile(  # (the place has no verb: "manager at work said no" is someone else)
     # (not after a pronoun: "shes a nurse in calgary" is hers, read by the pronoun passes)
     r"^(?:an? )?(?!(?:he|she|hes|shes|he's|she's|they|theyre|they're|it|its|it's)\b)"
-    r"(?P<v>(?:[\w-]+ ){0,2}[\w-]+) (?:at|on|in|for|with|out of) (?:an? |the )?"
+    r"(?P<v>(?:" + _NO_VERB + r"[\w-]+ ){0,2}" + _NO_VERB + r"[\w-]+) (?:at|on|in|for|with|out of) (?:an? |the )?"
     r"(?:" + _NO_VERB + r"[\w'&-]+ ){0,4}" + _NO_VERB + r"[\w'&-]+(?=\s*[,.!;—–]| here\b|\s*$)", re.IGNORECASE)
 
 
@@ -576,8 +576,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w&-]+(?: [\w&-]+)?) "
      r"(?:team|department|dept|division|squad|unit)\b", "team", 3.0),
-    (r"\b(?:i|we) (?:just |recently |finally )?(?:joined|switched to|moved to|transferred to|"
-     r"got moved to|got transferred to) (?:the )?(?P<v>[\w-]+(?: [\w-]+)?) team\b", "team", 3.0),
+    (r"(?:\b(?:i|we) |^\W*)(?:just |recently |finally )?(?:joined|switched to|moved to|moved over to|transferred to|"
+     r"got moved to|got transferred to) (?:the )?(?P<v>[\w-]+(?: (?:and|&) [\w-]+| [\w-]+)?) team\b", "team", 3.0),
     # "im on the night shift at the depot", "im on B platoon", "they moved me to morning shift":
     # a crew or shift one works on is a team, named with its noun (not "the early shift tomorrow")
     (r"(?:" + _I_AM + r"(?:now |currently |still )?on|\b(?:moved|put|putting|switched|transferred) me (?:to|on|onto)|"
@@ -627,12 +627,20 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:\b(?:i|we) |^\W*)(?:just |recently |finally )?(?:moved|relocated|shifted) to (?!tears\b)" + _V, "location", 1.5),
     (r"\bi (?:just |recently |finally )?(?:got|started|landed|accepted) (?:a |my )?(?:new )?"
      r"(?:job|position|role) as (?:an? )?" + _V, "job", 1.5),
+    # "got the librarian role!!", "i landed the head chef job": the role's name before its noun
+    (r"(?:\bi |^\W*)(?:just |finally |officially )?(?:got|landed|accepted|was offered|took) the "
+     r"(?P<v>(?!(?:new|same|dream|first|other|full-time|full time|part-time|part time|temp|permanent|summer|"
+     r"job|role|main|lead|top|perfect|right|whole)\b)[\w-]+(?: [\w-]+)?)(?<!shift) (?:role|job|position|post)\b(?! (?:at|with|in|of|for)\b)",
+     "job", 2.5),
     (r"\bi work in " + _V, _work_in_key, 2.5),
     # "i'm doing a phd in neuroscience", "doing my master's in economics at LSE": the degree is kept
     (_I_AM + r"(?:currently |now )?(?:doing|studying for|working on|studying) (?:a |an |my )?(?P<v>(?:phd|ph\.d\.|"
      r"masters|master's|mba|bachelor's|ba|bsc|msc|ma|degree)(?: degree)? in [^.,!?;]+)", "education", 3.5),
     (_I_AM + r"(?:studying|majoring in|doing (?:a|my) (?:phd|masters|master's|degree) in) " + _V,
      "education", 3.0),
+    # "im in the nursing program at CCAC now": the course and its school
+    (_I_AM + r"(?:now |currently |still )?(?:in|on|doing) (?:the |a |an )?(?P<v>[\w-]+(?: [\w-]+)? (?:program|programme|course) "
+     r"(?:at|in) (?:the )?(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,3})", "education", 3.2),
     (r"\bi study (?!(?:at (?:night|nights|home|work|lunch|weekends?|the (?:moment|weekend|library|gym|same)|least|"
      r"all|once|first|times|my|a|an)|in|on|for|with|every|hard|a lot|late|online|part-time|best|better|when|while)\b)"
      + _V, "education", 2.5),
@@ -650,6 +658,13 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"great )?"
      r"(?!(?:a|an|big|huge|massive|total|true|real|avid|great)\b)(?P<v>[\w-]+(?: [\w-]+)?) "
      r"fan\b(?! of)", "likes", 2.5),
+    # the "I" dropped: "huge arsenal fan dont @ me", "steelers fan till i die", "been a crusaders
+    # fan since the 90s" (an intensifier or how long says it is a fandom, not a ceiling fan)
+    (r"^\W*(?:(?:always |still |proud )?been )?(?:a |an )?(?:big|huge|massive|die-?hard|lifelong|life-long|loyal) "
+     r"(?!(?:a|an|big|huge|massive)\b)(?P<v>[\w-]+(?: [\w-]+)?) fan\b(?! of)", "likes", 2.0),
+    (r"^\W*(?:(?:always |still |proud )?been )?(?:a |an )?(?!(?:a|an|big|huge|massive|ceiling|desk|box)\b)"
+     r"(?P<v>[\w-]+(?: [\w-]+)?) fan (?=(?:till|til|until|since|for life|forever|through and through)\b)",
+     "likes", 2.0),
     (_I_AM + r"(?:a |an )?(?P<v>(?:left|right)-handed|(?:morning|night|dog|cat|people|beach|"
      r"mountain|city|country|coffee|tea) person|night owl|early (?:riser|bird))\b", "trait", 2.5),
     (r"\bi have (?:an? |a severe |a bad )?(?P<v>[\w-]+) allergy", "allergy", 3.0),
@@ -683,6 +698,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i(?:'ve| have)? |ive )?(?:converted|converting|reverted) to (?P<v>" + _RELIGION + "|" + _RELIGION_NOUN
      + r")\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
+    # "my gout is flaring up again", "got gout flarin up", "hayfever is wrecking me": a known
+    # condition of the speaker's acting up
+    (r"(?:\bmy |^\W*(?:(?:got|have|having) (?:my )?)?)(?P<v>" + _HEALTH.replace("a bad ", "bad ") + r") (?:is |s |'s |has been )?"
+     r"(?:(?:really |so |super )?(?:flaring(?: up)?|flarin(?: up)?|playing up|acting up|wrecking me|killing me|"
+     r"getting worse|bad (?:again|today|this (?:week|year|spring|summer|winter)))|back again)\b", "health", 2.5),
     (_I_AM + r"(?P<v>diabetic|asthmatic|colou?rblind|deaf|hard of hearing|pregnant|"
      r"lactose intolerant)\b", "health", 3.0),
     # "lactose intolerant here", "type 1 diabetic here 🙋": a condition introduced like a name
@@ -698,7 +718,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bwe (?:both |all |really |absolutely |also )*(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V, _likes_key, 2.0),
     (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
      r"don't enjoy) " + _NOT_CLEFT + _V, "dislikes", 2.5),
-    (r"\bmy (?:all[- ]time )?favou?rite (?P<what>[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
+    (r"\bmy (?:all[- ]time )?favou?rite (?P<what>(?!(?:now|these|lately|currently|atm|rn|honestly|tbh)\b)[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
      r" (?:is|are|has to be) " + _V,
      _favorite_key, 3.0),
     # "i'm in a pottery class on tuesdays", "i take a salsa class": the class is a hobby
@@ -956,6 +976,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
      "diet", 3.0),
     (r"\bi (?:have to |need to |only |just |strictly |mostly )*eat (?:only )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
+    (r"(?:\bi |^\W*)(?:strictly |still |always )?keep (?P<v>kosher|halal)\b", "diet", 3.0),  # "keep kosher so no shellfish"
     # "vegetarian household so no meat pls", "we're a halal family": the speaker's home keeps it
     (r"(?:^\W*|\b(?:we're|we are|were|i'm in|im in|i live in|our|it's|its) )(?:an? |strictly |fully |mostly )?"
      r"(?P<v>" + _DIETS + r") (?:household|family|home|house|kitchen)\b", "diet", 3.0),
@@ -1014,6 +1035,11 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w-]+(?: [\w-]+)?) is my (?:thing|passion|hobby|obsession)\b", "hobby", 2.5),
     (r"\bi (?:studied|majored in|did (?:a|my) (?:degree|masters|master's|phd|bachelor's) in) " + _V,
      "education", 3.0),
+    # "did my MLIS at Victoria in Wellington", "i did my BBA at IBA, graduated 2018": a degree
+    # named by its letters or its word, and the school (the town after "in" left out)
+    (r"(?:\bi |^\W*)(?:did|completed|finished|got) (?:my|a|an) (?P<v>(?:phd|masters|master's|bachelors|bachelor's|degree|"
+     r"diploma|(?!(?-i:MOT|DBS|CV|ID|IT)\b)(?-i:[A-Z][A-Za-z]{0,2}[A-Z]{1,4})s?)(?: in [\w' -]+?)? at [\w'&. -]+?)"
+     r"(?=\s+in\b|\s*[,.!;(]|$|\s+(?:and|graduated|finished|back|in|years|ages)\b)", "education", 3.0),
     (r"\bi (?:have|hold|got|earned) (?:an? |my )?(?P<v>(?:phd|ph\.d\.|master's|masters|mba|bachelor's|"
      r"ba|bs|bsc|msc|ma|degree)(?: degree)? in [^.,!?;]+)", "education", 3.0),
     (_I_AM + r"(?:a |an )?(?P<v>omnivore)\b", "diet", 3.0),
@@ -1042,7 +1068,7 @@ _RULE_LEADS = [lead_words(pattern.pattern) for pattern, _, _ in _RULES]
 _WORDS = re.compile(r"[a-z]+")
 
 # a title is part of the name: "my boss Mr Okafor", "my mentor Dr. Adeyemi"
-_TITLED = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?"
+_TITLED = r"(?:(?:Dr|Dra|Mr|Mrs|Ms|Sra|Prof)\.? )?"
 _RELATION_RULE = re.compile(
     r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + r"[A-Z][a-z]+)(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
@@ -1107,7 +1133,7 @@ _NOT_AFTER_PREPOSITION = "".join(rf"(?<!\b{word} )" for word in (
     "with", "to", "for", "from", "at", "of", "about", "by", "on", "in", "without", "behind", "into"))
 _UNNAMED_RELATION = re.compile(
     _NOT_AFTER_PREPOSITION + r"\bmy (?P<rel>" + _RELATIONS + r")(?: these days| now| nowadays| lately| currently)?"
-    r"(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)| is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.\s+)?[^.,!?;:\n()]+)",
+    r"(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)| is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|dra|mr|mrs|ms|sra|prof)\.\s+)?[^.,!?;:\n()]+)",
     re.IGNORECASE)  # a title's full stop is no sentence end ("my therapist is Dr. Mensah")
 # "I have a brother, Farid", "I've got a sister called Mina"
 _HAVE_RELATION = re.compile(
@@ -1671,6 +1697,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
                                 or (key == "education" and bool(_AT_SCHOOL.search(raw))),
                                 max_words=10 if key in ("education", "goal") else 6)  # "... at the University of X"
+            if key == "team" and re.fullmatch(r"[\w-]+ (?:and|&) [\w-]+", raw):
+                value = raw  # "the heritage and archives team": the team's whole name
             if not value:
                 continue
             if key == "diet" and _EAT.search(m[0]) and _NEGATED_EATING.search(m[0]):
@@ -3577,7 +3605,10 @@ _TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|
 
 
 def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
-    """"quit keto lol i eat carbs again": a food eaten is no diet (unless it names one: "i eat halal")."""
+    """"quit keto lol i eat carbs again": a food eaten is no diet (unless it names one: "i eat halal");
+    nor is the diet the sentence gives up ("done with keto, back to eating everything")."""
+    if fact.key == "diet" and _folded(fact.value) in RESTRICTED_DIETS and diet_value(sentence) == "omnivore":
+        return True
     return fact.key == "diet" and diet_value(fact.value) is None and "veg" not in fact.value.lower() and re.search(
         r"\b(?:eat|eats|eating|ate)\s+(?:\w+\s+)?" + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE) is not None
 
@@ -3694,6 +3725,9 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
     # "i'm freelancing as a copywriter now": the job is a freelance one
     (r"\b(i'm |i am |i )?(?:now |currently )?freelanc(?:e|ing) as (an? )?", r"\1working as \2freelance ",
      ["freelanc"]),
+    # "turnin 48 on oct 12", "livin in leeds now": a verb's "g" dropped
+    (r"\b(turn|go|do|work|liv|mov|try|gett|start|learn|plann|hop|runn|flar|study|teach|rent|stay)in\b", r"\1ing",
+     ["in "]),
     (r"\bbro[- ]in[- ]law\b", "brother-in-law"), (r"\bsis[- ]in[- ]law\b", "sister-in-law"),
     (r"(?:(?<=\bmy )|(?<=\bour ))in[- ]?laws\b", "parents-in-law", ["laws"]),  # "my in laws are catholic"
     (r"(?:^|(?<=\bmy )|(?<=\bthe )|(?<=\bour ))(?-i:mil)\b(?! ?[$€£%])", "mother-in-law", ["mil"]),
@@ -3949,7 +3983,8 @@ _SUBJECT_DROPPED = re.compile(
 # fancy but ...", "allergic to wasps, carry an epipen ...", "38 y/o, live in elk grove ...")
 _PRESENT_DROPPED = re.compile(
     r"^\W*(?:(?:also|still|now|currently)\s+)?(?:(?:drive|teach|work|live|own|speak|ride)\s+(?!(?:me|us|him|her|them|you|it)\b)\w|"
-    r"(?:allergic|intolerant)\s+to\b|\d{1,3}\s*(?:y/?o|yrs?\s+old|years\s+old)\b|"
+    r"(?:now\s+)?officially\s+(?:an?\s+)?(?-i:[a-z])\w+\s+(?:now|as of|since|today|citizen)\b|"
+    r"(?:allergic|intolerant)\s+to\b|\d{1,3}\s*(?:y/?o|yrs?\s+old|years\s+old)\b|(?:strictly\s+)?keep\s+(?:kosher|halal)\b|"
     r"(?:(?:first|1st|last)\s+(?:day|week|shift)|starting|started|joined|joining)\s+(?:at|with)\b)", re.IGNORECASE)
 
 
@@ -4240,12 +4275,16 @@ def diet_given_up(message: Message, content: list[str],
     speaker = speaker_subject(message)
     found: list[FactExtraction] = []
     for sentence in (standard_spelling(s) for s in content):
-        if diet_value(sentence) != "omnivore":
+        now = diet_value(sentence)
+        if now not in ("omnivore", "pescatarian"):
             continue
         words = set(_folded(sentence).split())
         named_diets = words & RESTRICTED_DIETS  # "keto's done" ends keto, not veganism
+        # fish eaten now ends only a diet without fish
+        given_up = ("vegetarian", "vegan", "veggie", "plant based") if now == "pescatarian" else None
         subjects = [subject for (subject, key), value in current.items()
-                    if key == "diet" and _folded(value) != "omnivore"
+                    if key == "diet" and _folded(value) != now
+                    and (given_up is None or _folded(value) in given_up)
                     and (not named_diets or _folded(value) in named_diets)
                     and (subject == speaker or _folded(subject) in words)]
         if len(subjects) == 1 and subjects[0] not in {f.subject for f in found}:
@@ -4420,15 +4459,20 @@ _NEW_ONE_CALLED = re.compile(r"\b(?:new|another|this one|adopted|rescued|brought
                              r"[^.!?]{0,50}?\b(?:called|named|name(?:'s| is)|is called|call|calls) "
                              r"(?:(?:it|him|her|them) )?(?!(?:it|him|her|them|the|a|an)\b)(?P<name>[^\W\d_][\w'-]+)",
                              re.IGNORECASE)
+# ... or by the name after its kind ("sold Caramel to the neighbours kid, got a new mare, Praline")
+_NEW_ONE_NAMED_AFTER = re.compile(r"\b(?:new|another|bought|got|adopted|rescued)\b[^.!?,]{0,30}?\b(?:" + _PETS +
+                                  r"|mare|stallion|gelding|foal|filly|colt)\b,?\s+(?P<name>(?-i:[A-Z])[\w'-]+)",
+                                  re.IGNORECASE)
 # ("we lost bølle in march", "said goodbye to pastel last week": the stored pet must be named too)
 _PET_GONE = re.compile(r"\b(?:died|passed(?: away)?|went to (?:\w+ )?heaven|crossed the rainbow bridge|put down|"
-                       r"put to sleep|ran away|rehomed|lost|said goodbye to|say goodbye to|rip)\b", re.IGNORECASE)
+                       r"put to sleep|ran away|rehomed|lost|said goodbye to|say goodbye to|rip|sold|gave away)\b", re.IGNORECASE)
 
 
 def pet_replaced(message: Message, content: list[str],
                  current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     text = standard_spelling(message.text)
-    m = _NEW_ONE_CALLED.search(text) if message.role == "user" and _PET_GONE.search(text) else None
+    gone_said = message.role == "user" and _PET_GONE.search(text)
+    m = (_NEW_ONE_CALLED.search(text) or _NEW_ONE_NAMED_AFTER.search(text)) if gone_said else None
     folded = f" {_folded(text)} "  # a name's words in order ("bølle" folds to two: "b lle")
     gone = [slot for slot, value in current.items()
             if slot[1].startswith("pet:") and any(f" {w} " in folded for w in _folded(value).split(" ") if len(w) > 2)
@@ -4508,7 +4552,10 @@ _FAV_WORDS = r"(?:new )?(?:favorite|number one|no\.? ?1)"
 _FAVOURITE_NOW = tuple(re.compile(p, re.IGNORECASE) for p in (
     _FAV_LEAD + _FAV_VALUE + r" (?:is|are) " + _FAV_OWNER + r" (?:absolute |clear )?" + _FAV_WORDS +
     r"(?= now\b| these days\b|\s*[.,!;]|$)",
-    r"\b" + _FAV_OWNER + r" " + _FAV_WORDS + r" (?:is|are) (?:now )?(?:the |a |an )?" + _FAV_VALUE + _VALUE_END,
+    r"\b" + _FAV_OWNER + r" " + _FAV_WORDS + r" (?:now |these days )?(?:is|are) (?:now )?(?:the |a |an )?" + _FAV_VALUE + _VALUE_END,
+    # "bosphorus is the new fave": no owner word, "new" says it replaces one
+    _FAV_LEAD + _FAV_VALUE + r" (?:is|are) (?P<who>)the new " + _FAV_WORDS.replace("(?:new )?", "") +
+    r"(?= now\b| these days\b|\s*[.,!;]|$)",
     r"(?:^|[,;.!]\s*)(?P<who>)new " + _FAV_WORDS.replace("(?:new )?", "") + r"\s*[:=-]\s*" + _FAV_VALUE + r"(?=\s*[,.!;(]|$)",
     r"\bmoved on from [\w' -]+?, (?P<who>)(?:its|it's) all (?:about )?" + _FAV_VALUE + r" now\b",
     r"\b(?P<who>)everything (?:has to|must|needs to|has got to) be " + _FAV_VALUE + r"(?= now\b|\s*[.,!;]|$)",

@@ -27,13 +27,18 @@ from memfold.models import FactExtraction, Message
 RESOLVED_FAMILIES = ("health", "allergy")
 # the resolution's words, as they become the value ("is normal now": "normal")
 _RESOLUTION = re.compile(
-    r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?P<v>(?:(?:fully|completely|totally|all|basically|"
+    r"\b(?:(?:is|are|was|s|'s|back)\s+(?:(?P<back>to)\s+)?)?(?:finally\s+)?(?P<v>(?:(?:fully|completely|totally|all|basically|"
     r"pretty much|100%)\s+)?"
     r"(?:outgrew|outgrown|grew out of|grown out of|in remission|healed|cured|cleared up|cleared|clear|resolved|"
     r"repaired|fixed|(?:cancer|seizure|pain|symptom)[- ]free|"
-    r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|fine|ruled out|"
+    r"gone|went away|normal|recovered|under control|(?:walking|doing|feeling)\s+fine|"
+    # "im fine with cats now" (after allergy shots): the allergy is over, said with what it was to
+    r"(?:(?<=\bim )|(?<=\bi'm )|(?<=\bi am ))fine (?:with|around) (?:[\w'-]+ ){0,2}?[\w'-]+(?= now\b| these days\b| again\b)|fine|ruled out|"
     # a test that disproved it ("shellfish came back negative")
-    r"(?<=came back )negative|(?<=tested )negative|(?<=test was )negative)"
+    r"(?<=came back )negative|(?<=tested )negative|(?<=test was )negative|"
+    # "foot is finally better", "Jarrah is all better now", "his back is all good now": better
+    # alone is only getting there ("a bit better today")
+    r"(?<=all )better|(?<=all )good(?= now\b)|(?<=finally )better|good as new|back to normal)"
     r"(?:\s+(?:again|fully|completely|for good))?|"
     # an allergy a test disproved or that went ("no longer allergic to sulfa"): allergies only
     r"(?:no longer|not actually|not really|not) allergic(?= to\b| anymore\b| any more\b))\b", re.IGNORECASE)
@@ -255,7 +260,7 @@ def _resolutions_said(sentence: str) -> Iterator[tuple[str, str]]:
     negated)."""
     for match in _RESOLUTION.finditer(sentence):
         if match["v"].casefold().split()[0] in ("normal", "fine") and not match[0].casefold().startswith(
-                ("is", "are", "was", "s", "'s", "back")):
+                ("is", "are", "was", "s", "'s", "back", "fine with", "fine around")):
             continue  # "normal" or "fine" alone is no resolution ("normal hearing", "fine print")
         before, after = sentence[:match.start()].split(",")[-1], sentence[match.end():].split(",")[0]
         if _SAYS_WHAT.match(after) and not match["v"].casefold().endswith("allergic"):
@@ -273,12 +278,13 @@ def _conditions_meant(sentence: str, said: str, clause: str,
     """The stored conditions ``sentence`` names (by a word of the condition), narrowed to the
     person its ``clause`` speaks of; for "in remission" alone, a named person's one stored condition."""
     # ("cancer free" names the condition it is free of)
-    words = content_words(sentence) - content_words(re.sub(r"^\w+[- ](?=free$)", "", said))
+    # (and "fine with cats" the thing it is fine with)
+    words = content_words(sentence) - content_words(re.sub(r"^\w+[- ](?=free$)|(?<=^fine) (?:with|around) .*", "", said))
     families = ("allergy",) if said.endswith("allergic") else RESOLVED_FAMILIES
     stored = [(subject, key, value) for (subject, key), value in current.items()
               if key.split(":", 1)[0] in families and value]
     named = [(s, k) for s, k, v in stored if _names_condition(condition_words(k, v), words)]
-    if not named and said == "in remission":
+    if not named and (said == "in remission" or said in _RECOVERED):
         named = [(s, k) for s, k, v in stored if k.startswith("health") and _person_named(s, words)]
         if len({s for s, _ in named}) != 1 or len(named) != 1:
             return []
@@ -287,6 +293,10 @@ def _conditions_meant(sentence: str, said: str, clause: str,
         clause = sentence
     named = [(s, k) for s, k in named if _spoken_of(s, clause, content_words(clause), others)]
     return named if len({s for s, _ in named}) == 1 else []
+
+
+# a person named as recovered, no condition named: their one stored condition ("Jarrah is all better now")
+_RECOVERED = frozenset({"all better", "all good", "fully recovered", "recovered", "good as new", "back to normal"})
 
 
 def _names_anyone(clause: str, others: set[str]) -> bool:

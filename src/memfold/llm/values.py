@@ -155,6 +155,7 @@ _DIET_GIVEN_UP = re.compile(
     r"(?:(?:a|being|doing|eating|on)\s+)?(?:the\s+)?" + _RESTRICTED + r"\b"
     r"|\b" + _RESTRICTED + r"(?: s| is| was) (?:done|over|finished|dead to me)\b"
     r"|\b(?:back to eating|eating|eat|eats) (?:normally|like a normal person|carbs again)\b"
+    r"|\b(?:done with|finished with|over) (?:the )?" + _RESTRICTED + r"\b|\bback to eating (?:everything|anything)\b"
     r"|\bback to (?:normal|regular) (?:food|bread|eating|meals|diet)\b")
 # "not eating meat", "I don't eat meat", "stopped eating meat": the meat is denied near it
 # (a "no" elsewhere in the sentence, "no more pescatarian rules", denies nothing of it);
@@ -168,10 +169,18 @@ def _meat_eaten(low: str) -> bool:
     return bool(m) and not _MEAT_DENIALS & set(near)
 
 
+# "i eat fish now", "eating seafood again": a vegetarian's new diet (said as a change only:
+# "i eat fish" alone says nothing of meat)
+_EATS_FISH_NOW = re.compile(r"\b(?:eat|eating|eats)(?: \w+){0,2}? (?:fish|seafood)(?: now| again| these days)\b")
+
+
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
     if _meat_eaten(low):
         return "omnivore"
+    fish = _EATS_FISH_NOW.search(low)
+    if fish and not _MEAT_DENIALS & set(low[:fish.start()].split()[-3:] + fish[0].split()):
+        return "pescatarian"
     if _DIET_GIVEN_UP.search(low):
         return "omnivore"
     for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0])):
@@ -205,10 +214,13 @@ _STATUS = {"divorce": "divorced", "widow": "widowed", "widower": "widowed",
 _WE = r"(?:we|i|(?:me|i) and (?:my )?[\w'-]+|[\w'-]+ and (?:i|me))"
 STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, status in (
     (r"\bmy ex[- ]?(?:wife|husband|spouse)\b", "divorced"),
-    (r"\bmy late (?:wife|husband|spouse)\b|\bi lost my (?:wife|husband|spouse)\b|"
+    (r"\bmy late (?:wife|husband|spouse)\b|(?:\bi |^\W*)lost my (?:wife|husband|spouse)\b(?!'s|s\b)|"
      r"\bmy (?:wife|husband|hubby|spouse) (?:passed(?: away| on)?(?! (?:his|her|the|a|an|their|all|it|my|me)\b)|died)\b",
      "widowed"),
     (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
+    # "divorce is final. onwards i guess": the speaker's own, said with no "my"
+    (r"^\W*(?:my |our |the )?divorce (?:is|was|'s|s|went|came|has gone) (?:now |finally |officially )?"
+     r"(?:final|finalised|finalized|through|done)\b", "divorced"),
     (r"\bsingle (?:mom|mum|dad|mother|father|parent)\b|\bsolo parent\b|\bsingle again\b|"
      r"\b(?:i'm|i am|im) (?:not with \w+ any ?more|no longer with \w+)\b|"
      r"\b(?:it's|its|it is) over (?:with|between)\b|\bback on the (?:dating )?apps\b|"
@@ -242,6 +254,10 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      r"^\W*(?:(?:i|so i) )?(?:just |finally )?met someone\b|"
      r"\b(?:we|we've|we have) (?:just |finally )?made it (?:facebook |insta |instagram )?official\b", "dating"),
     (r"^\W*(?:we're|we are|were) (?:now |officially )?engaged\b", "engaged"),
+    # "SIONE PROPOSED 💍💍 ahhh", "tomas proposed last night!!": a name alone, no one proposed to
+    (r"^\W*(?!(?:he|she|they|who|someone|somebody|i|we|it|nobody|everyone)\b)[^\W\d_][\w'-]* (?:just |finally |actually )?"
+     r"proposed\b(?=\s*(?:$|[!.\U0001F48D\U0001F62D\U0001F97A\u2764\U0001F60D]|(?:last night|yesterday|today|this weekend|"
+     r"at dinner|on the beach|omg|ahh+)\b))", "engaged"),
 ))
 
 
@@ -277,6 +293,8 @@ def status_phrases(text: str) -> list[str]:
 def relationship_status(raw: str) -> str | None:
     """'my wife' -> married, 'my fiancée' -> engaged (the partner's title says the status);
     'me and my gf split' -> single (the phrase said last)."""
+    # ("ive been seeing someone": typed without apostrophes, as the rules read it)
+    raw = re.sub(r"\b(i)(ve|m)\b", lambda m: f"{m[1]}'{m[2]}", raw, flags=re.IGNORECASE)
     said = [(m.end(), -m.start(), status) for pattern, status in STATUS_PHRASES for m in pattern.finditer(raw)]
     if said:  # as status_phrases orders them
         return max(said)[2]

@@ -26,7 +26,9 @@ _NEGATION = re.compile(r"\b(?:no longer|anymore|any more|not|don't|do not|never|
 
 def _normalised_quote(fact: FactExtraction, said: set[str]) -> bool:
     """The value is the normalised spelling of words the message says ('June 3' for 'june 3rd')."""
-    return bool(fact.quote) and content_words(fact.quote) <= said and \
+    # (the quote may restore the apostrophes the message left out: "ive" quoted as "i've")
+    words = (content_words(fact.quote), content_words(fact.quote.replace("'", "").replace("\u2019", "")))
+    return bool(fact.quote) and any(w <= said for w in words) and \
         normalise_value(fact.key, fact.quote) == fact.value
 
 
