@@ -296,7 +296,7 @@ def _names_a_job(words: list[str]) -> bool:
 # A condition said as a word of its own, as the speaker introduces themselves by it
 _OWN_CONDITION = (r"(?P<v>[\w-]+ intolerant|(?:type [12] )?diabetic|asthmatic|epileptic|coeliac|celiac|"
                   r"colou?rblind|deaf|pregnant|autistic|dyslexic)")
-_CONDITION_OPENING = r"^\W*" + _OWN_CONDITION + r"(?=\s*[,(—–]|\s+(?:so|btw|and)\b|\s*$)"
+_CONDITION_OPENING = r"^\W*" + _OWN_CONDITION + r"(?=\s*[,(—–]|\s+(?:so|btw|and|since (?:\d{4}|i was|birth|childhood|forever))\b|\s*$)"
 _NO_VERB = r"(?!(?:said|says|told|tells|asked|asks|thinks|wants|is|was|are|were|has|had|will|did|does)\b)"
 _JOB_OPENING = re.compile(  # (the place has no verb: "manager at work said no" is someone else)
     # (not after a pronoun: "shes a nurse in calgary" is hers, read by the pronoun passes)
@@ -973,6 +973,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i'm|i am|being) an? (?P<v>single) (?:mum|mom|mother|dad|father|parent)\b", "relationship_status", 3.0),
     (r"\bmy hometown is " + _V, "hometown", 3.0),
     (r"\bgrew up in " + _V, "hometown", 2.5),
+    # "lived in Bonavista my whole life": home then and now
+    (r"(?:\bi(?:'ve| have)? |^\W*|[,;]\s*)(?:lived|been living|been) in (?P<v>[\w'-]+(?: [\w'-]+)??) "
+     r"(?=(?:my (?:whole|entire) life|all my life|since (?:birth|i was born|i was a baby))\b)", "hometown", 3.0),
     (r"\bi (?:follow|do|eat|am on|'m on) (?:an? |the )?(?:strict )?(?P<v>" + _DIETS + r")(?: diet)?\b",
      "diet", 3.0),
     (r"\bi (?:have to |need to |only |just |strictly |mostly )*eat (?:only )?(?P<v>" + _DIETS + r")\b", "diet", 3.0),
@@ -1070,7 +1073,7 @@ _WORDS = re.compile(r"[a-z]+")
 # a title is part of the name: "my boss Mr Okafor", "my mentor Dr. Adeyemi"
 _TITLED = r"(?:(?:Dr|Dra|Mr|Mrs|Ms|Sra|Prof)\.? )?"
 _RELATION_RULE = re.compile(
-    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + r"[A-Z][a-z]+)(?:,)? "
+    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
 # casual text names people in lowercase ("my sister camila is a nurse"): a lowercase word
 # between the relation and a verb is a name unless it is a word of the sentence's own
@@ -1201,12 +1204,14 @@ def _status_statements(sentence: str, speaker: str) -> list[Found]:
     return [Found(speaker, "relationship_status", said[-1], SPECIFIC_RULE)] if said else []
 
 
-# "my kids are Leo and Ava", "we have three kids: Noor, Idris, and baby Yasmin"
+# "my kids are Leo and Ava", "we have three kids: Noor, Idris, and baby Yasmin" ("Mason 10 and
+# Brooke 7": an age after a name)
+_KID = r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]+(?: \(?\d{1,2}\)?(?=,| and\b))?"
 _CHILD_LIST = re.compile(
     r"\b(?i:my|our) (?i:kids|children|sons|daughters|boys|girls)(?i: are| names are|'s names are)\s+"
-    r"(?P<names>[A-Z][\w'-]+(?:(?:,| and|, and) (?:(?i:baby|little) )?[A-Z][\w'-]+)+)|"
+    r"(?P<names>" + _KID + r"(?:(?:,| and|, and) (?:(?i:baby|little) )?" + _KID + r")+)|"
     r"\b(?i:(?:i|we)(?: have|'ve got)) (?i:\w+ )?(?i:kids|children|sons|daughters)[:,]\s+"
-    r"(?P<names2>[A-Z][\w'-]+(?:(?:,| and|, and) (?:(?i:baby|little) )?[A-Z][\w'-]+)+)")
+    r"(?P<names2>" + _KID + r"(?:(?:,| and|, and) (?:(?i:baby|little) )?" + _KID + r")+)")
 
 
 def _child_list_facts(sentence: str, speaker: str) -> list[Found]:
@@ -1217,7 +1222,7 @@ def _child_list_facts(sentence: str, speaker: str) -> list[Found]:
             return []
         rel, name = have["rel"].lower(), have["name"]
         return [Found(speaker, _relation_key(rel, name), name, 3.5), *_status_from_title(rel, speaker)]
-    names = re.findall(r"[A-Z][\w'-]+", m["names"] or m["names2"])
+    names = re.findall(r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]+", m["names"] or m["names2"])
     return [Found(speaker, f"child:{slug(name)}", name, 2.5) for name in names]
 
 
@@ -1565,7 +1570,7 @@ def _said_date(text: str) -> str | None:
     return None
 
 
-_NAMED_BIRTHDAY = re.compile(r"(?<!\bmy )(?<!\bour )\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)[A-Z][a-z]+)'s birthday\b"
+_NAMED_BIRTHDAY = re.compile(r"(?<!\bmy )(?<!\bour )\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)'s birthday\b"
                              r"(?!\s+" + _BIRTHDAY_EVENT + r")(?P<rest>[^.!?;]*)")
 
 
@@ -2176,7 +2181,7 @@ def _full_name_said(best: _Slots, text: str, speaker: str) -> _Slots:
     item = best.get((speaker, "name"))
     if item is None or " " in item.value:
         return best
-    m = re.search(rf"\b{re.escape(item.value)} (?P<surname>(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?))\b(?! (?:here|is|was)\b)", text)
+    m = re.search(rf"\b{re.escape(item.value)} (?P<surname>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+(?:-[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)?))\b(?! (?:here|is|was)\b)", text)
     if m and m["surname"].lower() not in _NOT_SURNAMES:
         best[(speaker, "name")] = replace(item, value=f"{item.value} {m['surname']}")
     return best
@@ -2504,7 +2509,7 @@ _PLACE_ENDS = frozenset("""for with and but so since because last this next now 
 yet already again too tho though which where when as after before until till from permanently for good yesterday
 today tomorrow tonight recently finally ages years months weeks a an it its it's i i'm im we he she they hes shes
 btw rn ngl tbh lmao omg back forever area side feels looks seems sucks rocks goes has does will would
-can could should must might may are were be been""".split())
+can could should must might may are were be been all my whole entire since""".split())
 _PLACE_AFTER = re.compile(r"\s+(?P<word>[^\W\d_][\w'-]*)")
 
 
@@ -2665,7 +2670,12 @@ def _no_past_job(best: _Slots, text: str) -> _Slots:
 
 # What a named person does, said right after the name. Compiled once and matched where the name ends:
 # a pattern built per name would be recompiled for every message and thrash re's cache.
-_AFTER_NAME_DOES = re.compile(rf",? {_DOES_FOR_A_LIVING}", re.IGNORECASE)
+# (also after a short aside and a pronoun: "my wife Nikola is polish, she teaches piano")
+_AFTER_NAME_DOES = re.compile(rf"(?: (?:is|s|'s) [\w'-]+(?: [\w'-]+)?,(?: and)? (?:she|he|they)(?:'s|s)?)?,? {_DOES_FOR_A_LIVING}",
+                              re.IGNORECASE)
+_AFTER_NAME_WORKS_AS = re.compile(r"(?: (?:is|s|'s) [\w'-]+(?: [\w'-]+)?,)?(?:,? (?:and )?(?:she|he|they))?,? "
+                                  r"(?:now |still |also )?works as (?:an? )?(?P<v>[\w-]+(?: [\w-]+){0,2}?)"
+                                  r"(?= at\b| for\b| in\b| on\b|\s*[,.!;]|$)", re.IGNORECASE)
 _AFTER_NAME_SUPPORTS = re.compile(rf",? (?:still |also )?{_NAMED_SUPPORTS}", re.IGNORECASE)
 _AFTER_NAME_EATS = re.compile(rf",? (?:still |also |basically |just )?{_EATS_ALL}", re.IGNORECASE)
 
@@ -2682,7 +2692,11 @@ def _said_after_name(name: str, tail: re.Pattern[str], text: str) -> re.Match[st
 def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     spelled = standard_spelling(text)
     for name in _relatives_by_name(best, speaker):
-        said = _said_after_name(name, _AFTER_NAME_DOES, spelled)
+        said = _said_after_name(name, _AFTER_NAME_DOES, spelled) or _said_after_name(name, _AFTER_NAME_WORKS_AS, spelled)
+        held = best.get((name, "job"))
+        if said and held is not None and held.value.lower() in DEMONYMS.values():  # "is russian, works as ..."
+            best.setdefault((name, "nationality"), replace(held, key="nationality", value=proper(held.value)))
+            del best[(name, "job")]
         if said:
             best.setdefault((name, "job"), Found(name, "job", said["v"], 2.2))
         team = _said_after_name(name, _AFTER_NAME_SUPPORTS, spelled)
@@ -2911,19 +2925,30 @@ def _job_after_own_name(best: _Slots, text: str, speaker: str) -> _Slots:
 # "Ollie is 12, Ruby is 9", "Ollie's 12 and mad about the Rabbitohs, Ruby's 9": each named
 # person's age (one sentence may name several; a number with a unit is no age)
 _NAMED_AGE = re.compile(r"\b(?P<name>(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now)\b)"
-                        r"[A-Z][a-z]+)(?:'s| is) (?:only |just |now |nearly |almost )?(?P<age>\d{1,2})"
+                        r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)(?:'s| is) (?:only |just |now |nearly |almost )?(?P<age>\d{1,2})"
                         r"(?!\s*(?:%|kg|kgs|km|cm|lbs?|am|pm|:|\.\d|min|mins|minutes|hours?|percent|k\b|x\b|/|th\b|st\b|nd\b|rd\b|"
                         r"days?|weeks?|months?|miles?|euros?|dollars?|quid|bucks|points?|goals?))\b")
+
+
+# "my twins Hugo and Maëlle are 3", "the twins Amine and Aya, 11 yrs": one age for two names
+_NAME = r"(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now|And|But)\b)[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+"
+_PAIR_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: are| r|,) (?:both |now |only )?(?P<age>\d{{1,2}})"
+                       r"(?!\s*(?:%|kg|km|cm|lbs?|am|pm|:|\.\d|min|hours?|days?|weeks?|months?|th\b|st\b|nd\b|rd\b))\b")
+# "my kids are Mason 10 and Brooke 7": each name with its age after it, two or more
+_NAME_THEN_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?P<age>\d{{1,2}})(?=\s*(?:,|and\b|&|\)|$))")
 
 
 def _named_ages(best: _Slots, text: str) -> _Slots:
     """A named person's age is read when the message knows them, or lists ages of people one of
     whom it knows."""
-    said = list(_NAMED_AGE.finditer(text))
-    known = [m for m in said if any(subject == m["name"] for subject, _ in best)
-             or any(item.value == m["name"] for item in best.values())]
-    for m in said if known and len(said) > 1 else known:
-        best.setdefault((m["name"], "age"), Found(m["name"], "age", m["age"], 2.0))
+    said = [(m["name"], m["age"]) for m in _NAMED_AGE.finditer(text)]
+    said += [(m[g], m["age"]) for m in _PAIR_AGE.finditer(text) for g in ("name", "name2")]
+    listed = [(m["name"], m["age"]) for m in _NAME_THEN_AGE.finditer(text)]
+    said += listed if len(listed) > 1 else []
+    known = [(name, age) for name, age in said if any(subject == name for subject, _ in best)
+             or any(item.value in (name, f"{name} {age}") for item in best.values())]
+    for name, age in said if known and len(said) > 1 else known:
+        best.setdefault((name, "age"), Found(name, "age", age, 2.0))
     return best
 
 
@@ -3393,7 +3418,8 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
         found = [f for f in (_keyed_by_stored(f, said, stored) or _keyed_by_likeness(f, sentence, stored, likeness)
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)
-                    and not _used_for_a_while(sentence, f) and not _food_eaten_as_diet(sentence, f)])
+                    and not _used_for_a_while(sentence, f) and not _food_eaten_as_diet(sentence, f)
+                    and not _said_as_if(sentence, f)])
     return out
 
 
@@ -3613,6 +3639,17 @@ def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
         r"\b(?:eat|eats|eating|ate)\s+(?:\w+\s+)?" + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE) is not None
 
 
+def _said_as_if(sentence: str, fact: Found) -> bool:
+    """"explain it to me like im 5": what the speaker is likened to is no fact of theirs; nor
+    is a count an age ("eldest of 7 here", "one of 4 kids")."""
+    value = re.escape(fact.value)
+    return re.search(r"\b(?:like|as if|as though) (?:i'm|im|i am|i was) (?:an? )?" + value + r"\b", sentence,
+                     re.IGNORECASE) is not None or (fact.key == "age" and re.search(
+                         r"\b(?:(?:eldest|oldest|youngest|middle|one|mother|mom|mum|father|dad|family) of|we are|we're|"
+                         r"there are|there's) " + value + r"\b",
+                         sentence, re.IGNORECASE) is not None)
+
+
 def _used_for_a_while(sentence: str, fact: Found) -> bool:
     at = sentence.lower().find(fact.value.lower())
     if not fact.key.startswith("possession") or at < 0:
@@ -3771,7 +3808,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"girlfriend|boyfriend|gf|bf|grandma|grandpa|grandson|granddaughter|dog|cat|baby|puppy|kitten)) (?=(?:name|birthday|bday|"
      r"date of birth) is\b)", r"\1's ", ["name is", "birthday is", "bday is", "date of birth is"]),
     (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|friend|"
-     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:[A-Z][a-z]+)) (?=(?:birthday|bday|date of birth) "
+     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)) (?=(?:birthday|bday|date of birth) "
      r"is\b)", r"\1's ", ["birthday is", "bday is", "date of birth is"]),
     # "my wife she love gardening", "he speak only tagalog": the verb's -s left off (not "does he like")
     (r"(?<!\bdoes )(?<!\bdid )(?<!\bdo )(?<!\bwould )(?<!\bwill )(?<!\bcan )(?<!\bcould )(?<!\bshould )(?<!\bmight )"
@@ -3859,6 +3896,10 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
     if status:  # over a partner title's guess
         found = [item for item in found if not (item.subject == speaker and item.key == "relationship_status"
                                                 and item.weight < status[0].weight)] + status
+    # "my kids are Mason 10 and Brooke 7": the child is Mason, 10 is his age
+    names = {(item.subject, item.value) for item in found if item.key.startswith("child:")}
+    found = [item for item in found if not (item.key.startswith("child:") and (m := re.fullmatch(r"(.+) \d{1,2}", item.value))
+                                            and (item.subject, m[1]) in names)]
     return [_skill_phrase(item, sentence) for item in found] + _replacements(clauses, per_clause, speaker)
 
 
@@ -3933,7 +3974,7 @@ def _dislikes_said(clause: str, speaker: str, rules: list[Found]) -> list[Found]
 _DISCOURSE = r"(?:(?:btw|ok|okay|so|lol|ngl|omg|oh|also|and|but|well|fyi|update|guess what)[,:!]?\s+)*"
 _RELATIVE_LEAD = (r"(?:(?:both |all (?:of )?)?(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:"
                   + _RELATIONS + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b)")
-_NAME_LEAD = (r"(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-Z][a-z]+)(?:'s)?\s+(?:just|got|moved|started|left|"
+_NAME_LEAD = (r"(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)(?:'s)?\s+(?:just|got|moved|started|left|"
               r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b")
 # "she got a job as a nurse", "hes a chef now": someone the speaker spoke of
 _PRONOUN_LEAD = (r"(?:he|she|he's|she's|hes|shes|they|they're|theyre)\s+(?:just |finally |now |also )?(?:got|is|was|has|"
