@@ -2931,7 +2931,10 @@ _NAMED_AGE = re.compile(r"\b(?P<name>(?!(?:It|This|That|There|Here|He|She|They|W
 
 
 # "my twins Hugo and Maëlle are 3", "the twins Amine and Aya, 11 yrs": one age for two names
-_NAME = r"(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now|And|But)\b)[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+"
+_NAME = (r"(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now|And|But|Jan|January|Feb|February|"
+         r"Mar|March|Apr|April|May|Jun|June|Jul|July|Aug|August|Sep|Sept|September|Oct|October|Nov|November|Dec|December|"
+         r"Year|Grade|Class|Level|Room|Page|Week|Day|Chapter|Season|Episode|Floor|Gate|Platform|Flat|No)\b)"
+         r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+")
 _PAIR_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: are| r|,) (?:both |now |only )?(?P<age>\d{{1,2}})"
                        r"(?!\s*(?:%|kg|km|cm|lbs?|am|pm|:|\.\d|min|hours?|days?|weeks?|months?|th\b|st\b|nd\b|rd\b))\b")
 # "my kids are Mason 10 and Brooke 7": each name with its age after it, two or more
@@ -2946,7 +2949,7 @@ def _named_ages(best: _Slots, text: str) -> _Slots:
     listed = [(m["name"], m["age"]) for m in _NAME_THEN_AGE.finditer(text)]
     said += listed if len(listed) > 1 else []
     known = [(name, age) for name, age in said if any(subject == name for subject, _ in best)
-             or any(item.value in (name, f"{name} {age}") for item in best.values())]
+             or any(item.value == name for item in best.values())]
     for name, age in said if known and len(said) > 1 else known:
         best.setdefault((name, "age"), Found(name, "age", age, 2.0))
     return best
