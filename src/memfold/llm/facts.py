@@ -145,14 +145,15 @@ _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
     r"on|with|w|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
-    r"recently|a few|a couple|held together|that|thats|"
+    r"recently|a few|a couple|held together|that|thats|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
-    r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|" + _HEDGE + r")"
+    r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|"
+    r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|" + _HEDGE + r")"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
@@ -273,7 +274,7 @@ def _home_key(m: re.Match[str]) -> str:
     return "hometown" if "town" in m[0].lower() else "location"
 
 
-_CLAUSE_SUBJECTS = frozenset("i i'm im we you he she they it its it's".split())
+_CLAUSE_SUBJECTS = frozenset("i i'm im we you he she they it its it's hes he's shes she's theyre they're were we're".split())
 
 
 def _job_only(m: re.Match[str]) -> str | None:
@@ -583,7 +584,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:" + _I_AM + r"(?:now |currently |still )?on|\b(?:moved|put|putting|switched|transferred) me (?:to|on|onto)|"
      r"\b(?:switched|moved|transferred) to) (?:the )?(?P<v>[\w-]+ (?:crew|shift|platoon|watch|rota|roster))\b"
      r"(?! (?:tomorrow|tonight|today|this|next|again|on (?:mon|tue|wed|thu|fri|sat|sun)))", "team", 2.5),
-    (r"\bmy team is (?:now )?(?:the )?(?P<v>[\w-]+(?: [\w-]+)??)(?: team)?\s*(?:$|[,.!;]|now\b)",
+    (r"\bmy team is (?:now )?(?:the )?(?P<v>[\w'-]+(?: (?:and|&) [\w'-]+)?(?: [\w-]+)??)(?: team)?\s*(?:$|[,.!;]|now\b|so\b)",
      "team", 3.0),
     # "my bike is a blue Brompton", "I drive a 2015 Honda Civic"
     (r"\bmy (?:new |current )?(?P<item>" + _POSSESSIONS + r") is (?:an? |the )?" + _V,
@@ -592,6 +593,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?P<verb>drive|ride) (?!for\b|to\b|a lot\b|a bit\b|a little\b|loads\b|lots\b|often\b|everywhere\b|"
      r"daily\b|every\b|most\b|home\b|in\b|into\b|around\b|through\b|past\b|with\b|at\b|on\b|like\b|too\b|so\b|"
      r"very\b|really\b|fast\b|slowly\b|safely\b|carefully\b|manual\b|automatic\b|stick\b)"
+     # (an animal ridden is no vehicle: "i ride my horse Barq")
+     r"(?!(?:my |our |a |an |the |his |her )?(?:horses?|pon(?:y|ies)|camels?|donkeys?|mules?|elephants?|bulls?|waves?)\b)"
      r"(?:an? |the )?(?P<v>[\w-]+(?: (?!(?:to|for|every|most|on|at|in|with|and|but|because|since|daily|around|"
      r"when|whenever|so|which|that|these|now)\b)[\w-]+){0,4})", _possession_key, 2.5),
     # "I drive for Uber", "i deliver for deliveroo": who they work for
@@ -1007,7 +1010,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     # the subject dropped: "learning js rn, goal is to get a dev job", "goal for this year: finally
     # get my license", "hoping to get my cpa license by next year"
     (r"(?:^\W*|[,;]\s*|\b(?:and|so|but|now)\s+)(?:the (?=(?:big |ultimate )?dream)|my )?(?:main |big |biggest |ultimate |real |true |long[- ]term |life )?(?:goal|aim|dream)"
-     r"(?: (?:for|this|next) [\w ]{0,15}?)?(?: is|:)\s+(?:to |just |finally )*" + _V, "goal", 2.0),
+     r"(?: (?:for|this|next) [\w ]{0,15}?)? is\s+(?:to |just |finally )*" + _V, "goal", 2.0),
+    # (a labelled goal is said outright: "goal this year: finish my diploma in clinical nutrition")
+    (r"(?:^\W*|[,;]\s*)(?:my )?(?:main |big |biggest |ultimate |real |true |long[- ]term |life )?(?:goal|aim)"
+     r"(?: (?:for|this|next) [\w ]{0,15}?)?:\s+(?:to |just |finally )*" + _V, "goal", 2.5),
     (r"(?:^\W*|[,;]\s*)(?:really |also |now )?(?:hoping|aiming) to (?:finally )?" + _V, "goal", 2.0),
     (r"\bi (?:want|hope|plan|intend|aim|would love|'d love|'d like|would like) to " + _V, "goal", 2.0),
     (r"\bi(?:'m| am) (?:training|saving|working) (?:up )?(?:for|towards) (?:an? |the |my )?" + _V, "goal", 2.5),
@@ -1702,7 +1708,7 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
                                 or (key == "education" and bool(_AT_SCHOOL.search(raw))),
                                 max_words=10 if key in ("education", "goal") else 6)  # "... at the University of X"
-            if key == "team" and re.fullmatch(r"[\w-]+ (?:and|&) [\w-]+", raw):
+            if key == "team" and re.fullmatch(r"[\w'-]+ (?:and|&) [\w'-]+(?: [\w-]+)?", raw):
                 value = raw  # "the heritage and archives team": the team's whole name
             if not value:
                 continue
@@ -3716,8 +3722,20 @@ def fact_sentences(message: Message, content: list[str] | None = None,
                 and clause_owner(sentence, known.speaker if known else "user") is None
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
             continue
-        out.append(_without_trailing_request(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence))))
+        out.append(_without_greeting(_without_trailing_request(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))))
     return out
+
+
+# "Bonjour, Salma here, pharmacist at ...": a greeting, in any language, is nobody's name
+_LEADING_GREETING = re.compile(
+    r"^\W*(?:hey|hi|hello|hiya|yo|bonjour|bonsoir|hola|buenas|ciao|salam|salaam|salaam alaikum|assalamu alaikum|"
+    r"namaste|namaskar|hallo|moin|ola|olá|oi|kia ora|salut|merhaba|jambo|habari|sawubona|konnichiwa|annyeong|"
+    r"ni hao|shalom|privet|czesc|cześć|dzien dobry|dzień dobry|ahoj|hej|god morgen|goedemorgen|good (?:morning|afternoon|evening)|"
+    r"mabuhay|kumusta|sat sri akal|vanakkam|marhaba|ahlan)(?: (?:there|all|everyone))?\s*[,!.]+\s*(?=\S+\s+\S)", re.IGNORECASE)
+
+
+def _without_greeting(sentence: str) -> str:
+    return _LEADING_GREETING.sub("", sentence)
 
 
 # "shes in Round Rock now, find her a good church nearby": the request after a statement is

@@ -111,7 +111,7 @@ _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str] |
      re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over|done(?=\s+for\s+me\b))\b", re.I)),
     (("dislikes", "fear"), re.compile(r"\b(?P<v>changed my mind|(?:don't|dont|do not|doesn't|doesnt|does not|no longer) (?:hate|mind|dislike)"
                                r"(?=(?:\s+[\w'-]+){1,3}\s+any ?more\b))\b(?:\s+(?:about|on)\b)?", re.I),
-     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|changed my mind|"
+     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|won me over|changed my mind|"
                 r"(?:doesn't|doesnt|does not|don't|dont|do not) bother me any ?more)\b", re.I)),
     # a goal given up ("gave up on the divemaster thing, too expensive"); "quit" is left out, as
     # quitting can be the goal ("quit smoking")

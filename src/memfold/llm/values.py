@@ -171,7 +171,7 @@ def _meat_eaten(low: str) -> bool:
 
 # "i eat fish now", "eating seafood again": a vegetarian's new diet (said as a change only:
 # "i eat fish" alone says nothing of meat)
-_EATS_FISH_NOW = re.compile(r"\b(?:eat|eating|eats)(?: \w+){0,2}? (?:fish|seafood)(?: now| again| these days)\b")
+_EATS_FISH_NOW = re.compile(r"\b(?:eat|eating|eats)(?: \w+){0,2}? (?:fish|seafood)(?: (?:and|n) \w+)?(?: now| again| these days)\b")
 
 
 def diet(raw: str) -> str | None:
