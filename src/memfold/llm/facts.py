@@ -145,7 +145,7 @@ _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
     r"on|with|w|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
-    r"recently|a few|a couple|held together|that|thats|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
+    r"recently|a few|a couple|held together|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
@@ -557,10 +557,12 @@ psicologo veterinario cameriere cameriera
 """.split())
 
 _RULE_SPECS: list[_RuleSpec] = [
-    (r"(?:\b(?:my name is|my name's|i'm called|i am called|call me|i go by)|^\W*name is)\s+"
+    (r"(?:\b(?:my name is|my name's|i'm called|i am called|i go by)|^\W*name is)\s+"
      r"(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
      + _NAME_VALUE,
      "name", 3.0),
+    # (what others call one is a nickname: "the kids call me Ate Weng but my name is Rowena")
+    (r"\bcall me\s+(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?" + _NAME_VALUE, "name", 2.9),
     # "can you use my full name katarzyna from now on", "use olumide in full"
     (r"\buse my (?:full |real |proper |legal )?name,? " + _NAME_VALUE, "name", 3.0),
     (r"\buse (?P<v>(?!(?:it|that|this|them|him|her|my|the|a|an)\b)[^\W\d_][\w'-]+) in full\b", "name", 3.0),
@@ -595,6 +597,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"very\b|really\b|fast\b|slowly\b|safely\b|carefully\b|manual\b|automatic\b|stick\b)"
      # (an animal ridden is no vehicle: "i ride my horse Barq")
      r"(?!(?:my |our |a |an |the |his |her )?(?:horses?|pon(?:y|ies)|camels?|donkeys?|mules?|elephants?|bulls?|waves?)\b)"
+     r"(?!(?:it|them|that|this|one|him|her)\b)"
      r"(?:an? |the )?(?P<v>[\w-]+(?: (?!(?:to|for|every|most|on|at|in|with|and|but|because|since|daily|around|"
      r"when|whenever|so|which|that|these|now)\b)[\w-]+){0,4})", _possession_key, 2.5),
     # "I drive for Uber", "i deliver for deliveroo": who they work for
@@ -3642,7 +3645,9 @@ _TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|
 def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
     """"quit keto lol i eat carbs again": a food eaten is no diet (unless it names one: "i eat halal");
     nor is the diet the sentence gives up ("done with keto, back to eating everything")."""
-    if fact.key == "diet" and _folded(fact.value) in RESTRICTED_DIETS and diet_value(sentence) == "omnivore":
+    if fact.key == "diet" and re.search(r"\b(?:done with|finished with|over|quit|quitting|stopped|gave up(?: on)?|given up|"
+                                        r"dropped|no more|no longer(?: doing| on| eating)?) (?:the |being |doing |eating |on )?"
+                                        + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE):
         return True
     return fact.key == "diet" and diet_value(fact.value) is None and "veg" not in fact.value.lower() and re.search(
         r"\b(?:eat|eats|eating|ate)\s+(?:\w+\s+)?" + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE) is not None
@@ -5244,4 +5249,15 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _where_they_work(b, t, s),
     lambda b, t, s, p: _skills_listed(b, t),
     lambda b, t, s, p: _other_languages(b, t, s),
+    lambda b, t, s, p: _home_all_life(b, t, s),
 )
+
+
+def _home_all_life(best: _Slots, text: str, speaker: str) -> _Slots:
+    """"lived in Groningen my whole life": the hometown is where the speaker lives too (the
+    one-key-per-value pass kept only one of the two)."""
+    home = best.get((speaker, "hometown"))
+    if home and (speaker, "location") not in best and re.search(
+            rf"\bin {re.escape(home.value)} (?:my (?:whole|entire) life|all my life)\b", text, re.IGNORECASE):
+        best[(speaker, "location")] = replace(home, key="location")
+    return best
