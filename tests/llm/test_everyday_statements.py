@@ -1819,3 +1819,55 @@ def test_a_food_eaten_is_no_diet_and_a_demonym_no_diet_either() -> None:
 def test_the_speakers_name_in_full_when_said_with_a_surname_after() -> None:
     text = "names Dale btw. Dale Kowalczyk if u need the whole thing for invoices"
     assert ("user", "name", "Dale Kowalczyk") in {(s, k, v) for _, s, k, v in _tagged(text)}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("huge arsenal fan dont @ me", ("user", "likes:arsenal", "arsenal")),
+    ("steelers fan till i die, dont even talk to me bout the ravens", ("user", "likes:steelers", "steelers")),
+    ("did my MLIS at Victoria in Wellington, finished 2017", ("user", "education", "MLIS at Victoria")),
+    ("i did my BBA at IBA, graduated 2018", ("user", "education", "BBA at IBA")),
+    ("my gout is flaring up again", ("user", "health:gout", "gout")),
+    ("keep kosher so pls no shellfish in the meal plan", ("user", "diet", "kosher")),
+    ("got the librarian role!! permanent too", ("user", "job", "librarian")),
+    ("moved over to the heritage and archives team, no more storytime", ("user", "team", "heritage and archives")),
+    ("lived in Bonavista my whole life", ("user", "location", "Bonavista")),
+    ("the kids i look after call me Ate Weng but my name is Rowena", ("user", "name", "Rowena")),
+])
+def test_statements_with_their_i_dropped_or_said_sideways(text: str, fact: tuple[str, str, str]) -> None:
+    assert ("add", *fact) in _found(text)
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("new ceiling fan, how do i install it", "likes"),
+    ("did my parcel arrive", "education"),
+    ("took the night shift job", "job"),
+    ("My birthday is May 19 and my husband's is May 20", "age"),
+])
+def test_look_alikes_of_those_statements(text: str, key: str) -> None:
+    assert not any(found_key.split(":")[0] == key for _, _, found_key, _ in _found(text))
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("my twins Hugo and Maëlle are 3 and into EVERYTHING", {("Hugo", "age", "3"), ("Maëlle", "age", "3")}),
+    ("my kids are Mason 10 and Brooke 7", {("Mason", "age", "10"), ("Brooke", "age", "7"), ("user", "child:mason", "Mason")}),
+    ("my daughter Élodie's bday is april 12", {("Élodie", "birthday", "April 12")}),
+    ("my wife Nikola is polish, she teaches piano", {("Nikola", "job", "piano teacher"), ("Nikola", "nationality", "Polish")}),
+])
+def test_what_is_said_of_named_people(text: str, facts: set[tuple[str, str, str]]) -> None:
+    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
+    assert facts <= found
+
+
+@pytest.mark.parametrize("text", [
+    "explain the silesian autonomy thing to me like im 5",
+    "my youngest sister just got into LUMS!!! eldest of 7 here",
+    "we are 4 at home, me my husband and the twins",
+])
+def test_a_count_or_a_likeness_is_no_age(text: str) -> None:
+    assert not any(subject == "user" and key == "age" for _, subject, key, _ in _tagged(text))
+
+
+def test_a_greeting_in_any_language_is_no_name() -> None:
+    found = _tagged("Bonjour, Salma here, pharmacist in Casablanca.")
+    assert ("add", "user", "name", "Salma") in found
+    assert not any(value == "Bonjour" for *_, value in found)

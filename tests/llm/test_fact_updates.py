@@ -1087,3 +1087,82 @@ def test_a_pursuit_over_keeps_its_key_beside_what_replaced_it(
     assert (ended in updates) if ended else not updates
     added = {f.value for f in out if f.action == "add" and f.key.split(":")[0] == stored[0].split(":")[0]}
     assert added == ({new} if new else set())
+
+
+@pytest.mark.parametrize(("text", "stored", "new"), [
+    ("sold Caramel to the neighbours kid, got a new mare, Praline", ("pet:horse", "Caramel"), "Praline"),
+    ("sold Barq to my uncle, bought a young mare, Reem", ("pet:horse", "Barq"), "Reem"),
+])
+def test_a_pet_sold_and_a_new_one_named_after_its_kind(text: str, stored: tuple[str, str], new: str) -> None:
+    from memfold.llm.facts import pet_replaced
+
+    found = pet_replaced(_message(text), sentences(text), {("user", stored[0]): stored[1]})
+    assert [(f.key, f.value) for f in found] == [(stored[0], new)]
+
+
+@pytest.mark.parametrize(("stored", "text", "new"), [
+    ("vegetarian", "ok update i eat fish now, doctor wants more omega 3", "pescatarian"),
+    ("vegan", "not vegan anymore, eating fish and eggs again but still no meat", "pescatarian"),
+    ("keto", "done with keto, back to eating everything lol", "omnivore"),
+])
+def test_a_diet_given_up_for_what_is_eaten_now(stored: str, text: str, new: str) -> None:
+    from memfold.llm.facts import diet_given_up
+
+    found = diet_given_up(_message(text), sentences(text), {("user", "diet"): stored})
+    assert [(f.key, f.value) for f in found] == [("diet", new)]
+    assert grounding_problem(found[0], _message(text)) is None
+
+
+def test_fish_eaten_now_ends_no_diet_that_had_fish() -> None:
+    from memfold.llm.facts import diet_given_up
+
+    text = "i eat fish now, doctor wants more omega 3"
+    assert diet_given_up(_message(text), sentences(text), {("user", "diet"): "keto"}) == []
+
+
+@pytest.mark.parametrize(("stored", "text", "value"), [
+    ({("Jarrah", "health:glandular_fever"): "glandular fever"}, "Jarrah is all better now, back at work monday",
+     "all better"),
+    ({("user", "health:plantar_fasciitis"): "plantar fasciitis"}, "foot is finally better!! no more pain", "better"),
+    ({("user", "allergy:cats"): "cats"}, "did allergy shots for 3 yrs and honestly im fine with cats now",
+     "fine with cats"),
+])
+def test_a_condition_over_said_as_better_or_fine_with(stored: dict[tuple[str, str], str], text: str,
+                                                      value: str) -> None:
+    from memfold.llm.resolved import resolved_conditions
+
+    found = resolved_conditions(text, _message(text), stored)
+    assert [(f.subject, f.key, f.value) for f in found] == [(*next(iter(stored)), value)]
+
+
+def test_better_alone_is_no_recovery() -> None:
+    from memfold.llm.resolved import resolved_conditions
+
+    text = "foot is a bit better today"
+    assert resolved_conditions(text, _message(text), {("user", "health:plantar_fasciitis"): "plantar fasciitis"}) == []
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("divorce is final. onwards i guess", "divorced"),
+    ("SIONE PROPOSED 💍💍 ahhh", "engaged"),
+    ("lost my husband last year, still hard", "widowed"),
+    ("ok so ive been seeing someone 🙈 its early", "dating"),
+])
+def test_a_relationship_change_said_without_the_status_word(text: str, status: str) -> None:
+    found = {(f.key, f.value) for f in _facts(text)}
+    assert ("relationship_status", status) in found
+
+
+@pytest.mark.parametrize("text", ["John proposed a new budget at the meeting", "lost my husband's keys again lol"])
+def test_look_alikes_of_a_relationship_change(text: str) -> None:
+    found = {(f.key, f.value) for f in _facts(text)}
+    assert not {("relationship_status", "engaged"), ("relationship_status", "widowed")} & found
+
+
+def test_a_new_favourite_without_its_thing() -> None:
+    from memfold.llm.facts import favorite_of_stored_person
+
+    for text in ("mughli has been dethroned, bosphorus is the new fave", "my favorite now is sopa de maní"):
+        stored = {("user", "favorite:takeaway"): "mughli"}
+        found = favorite_of_stored_person(_message(text), sentences(text), stored)
+        assert [f.key for f in found] == ["favorite:takeaway"], text

@@ -179,7 +179,7 @@ def diet(raw: str) -> str | None:
     if _meat_eaten(low):
         return "omnivore"
     fish = _EATS_FISH_NOW.search(low)
-    if fish and not _MEAT_DENIALS & set(low[:fish.start()].split()[-3:] + fish[0].split()):
+    if fish and not _MEAT_DENIALS & set(low[:fish.start()].split()[-2:] + fish[0].split()):  # ("not vegan anymore, eating fish")
         return "pescatarian"
     if _DIET_GIVEN_UP.search(low):
         return "omnivore"
