@@ -153,7 +153,7 @@ _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|"
-    r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|" + _HEDGE + r")"
+    r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|for real|once and for all|" + _HEDGE + r")"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
@@ -3645,9 +3645,10 @@ _TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|
 def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
     """"quit keto lol i eat carbs again": a food eaten is no diet (unless it names one: "i eat halal");
     nor is the diet the sentence gives up ("done with keto, back to eating everything")."""
-    if fact.key == "diet" and re.search(r"\b(?:done with|finished with|over|quit|quitting|stopped|gave up(?: on)?|given up|"
-                                        r"dropped|no more|no longer(?: doing| on| eating)?) (?:the |being |doing |eating |on )?"
-                                        + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE):
+    if fact.key == "diet" and _folded(fact.value) in RESTRICTED_DIETS and re.search(
+            r"\b(?:done with|finished with|over|quit|quitting|stopped|gave up(?: on)?|given up|dropped|no more|"
+            r"no longer(?: doing| on| eating)?) (?:the |being |doing |eating |on )?" + re.escape(fact.value) + r"\b",
+            sentence, re.IGNORECASE):
         return True
     return fact.key == "diet" and diet_value(fact.value) is None and "veg" not in fact.value.lower() and re.search(
         r"\b(?:eat|eats|eating|ate)\s+(?:\w+\s+)?" + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE) is not None
