@@ -206,7 +206,13 @@ SELF_INTRODUCTION = re.compile(
 
 
 # "hello po, Rosario here, retired nurse, 67": a greeting, then who is speaking and what they say
-_GREETING_THEN_HERE = re.compile(r"^\W*(?:hi+|hey+|hello|hiya|heya|yo|hola|good morning|morning|evening)\b[\w ]{0,12}?"
+# a hello, in the languages people greet an assistant in ("Bonjour, Salma here")
+GREETING_WORDS = (
+    r"hi+|hey+|hello|hiya|heya|yo|g'day|morning|evening|good (?:morning|afternoon|evening)|bonjour|bonsoir|hola|buenas|"
+    r"ciao|salam|salaam|salaam alaikum|assalamu alaikum|namaste|namaskar|hallo|moin|ola|olá|oi|kia ora|salut|merhaba|"
+    r"jambo|habari|sawubona|konnichiwa|annyeong|ni hao|shalom|privet|czesc|cześć|dzien dobry|dzień dobry|ahoj|hej|"
+    r"god morgen|goedemorgen|mabuhay|kumusta|sat sri akal|vanakkam|marhaba|ahlan")
+_GREETING_THEN_HERE = re.compile(r"^\W*(?:" + GREETING_WORDS + r")\b[\w ]{0,12}?"
                                  r"[,!.]+\s*(?:it's |its |this is )?[^\W\d_][\w'-]+ here\b,? \w")
 
 

@@ -21,13 +21,14 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memfold.llm.cues import SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
+from memfold.llm.cues import GREETING_WORDS, SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople, without_accents
 from memfold.llm.resolved import condition_words, ended_pursuits, resolved_conditions
 from memfold.llm.rule_leads import lead_words
+from memfold.llm.spans import at_boundary, find_all_said, find_said, said_after, said_at
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
@@ -42,6 +43,9 @@ from memfold.timeexpr import IRREGULAR_PAST, find_time_expressions
 
 if TYPE_CHECKING:
     from memfold.llm.tagger import FactTagger, PrefetchedTagger
+
+# a capitalised name, accented capitals and letters too ("Élodie", "Łukasz", "Maëlle")
+_CAP_NAME = r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+"
 
 _JOBS = frozenset(
     "nurse doctor chef teacher lawyer engineer developer programmer designer artist writer "
@@ -1082,7 +1086,7 @@ _WORDS = re.compile(r"[a-z]+")
 # a title is part of the name: "my boss Mr Okafor", "my mentor Dr. Adeyemi"
 _TITLED = r"(?:(?:Dr|Dra|Mr|Mrs|Ms|Sra|Prof)\.? )?"
 _RELATION_RULE = re.compile(
-    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)(?:,)? "
+    r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + _CAP_NAME + r")(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
 # casual text names people in lowercase ("my sister camila is a nurse"): a lowercase word
 # between the relation and a verb is a name unless it is a word of the sentence's own
@@ -1579,7 +1583,7 @@ def _said_date(text: str) -> str | None:
     return None
 
 
-_NAMED_BIRTHDAY = re.compile(r"(?<!\bmy )(?<!\bour )\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)'s birthday\b"
+_NAMED_BIRTHDAY = re.compile(r"(?<!\bmy )(?<!\bour )\b(?P<name>(?!(?:My|Our|His|Her|Their|The|It|That)\b)" + _CAP_NAME + r")'s birthday\b"
                              r"(?!\s+" + _BIRTHDAY_EVENT + r")(?P<rest>[^.!?;]*)")
 
 
@@ -1780,7 +1784,7 @@ _FIRST_PART = re.compile(r"\s*[,;:]\s+|\s+-\s+")
 # ...but not a reply, a greeting's words, a comment on something or an instruction ("Not at all,
 # all you need is a gamepad", "It's a map of Middle-earth - ...", "Get some acrylic paints,
 # brushes ...", "Max must be having so much fun swimming - ..."): a conversation's turns
-_GREETING = re.compile(r"^\W*(?:hey|hi|hello|hiya|yo|g'day|morning|evening)(?: there| all| [A-Z][a-z]+)?\W+", re.IGNORECASE)
+_GREETING = re.compile(r"^\W*(?:" + GREETING_WORDS + r")(?: there| all| [A-Z][a-z]+)?\W+", re.IGNORECASE)
 _NOT_ONES_OWN = re.compile(
     r"^\W*(?:(?:but|and|so|also)\s+)?(?:(?:as an?|yep|yeah|yes|yup|nope|not at all|no way|no problem|wow|oh|ok|okay|sure|thanks|thank you|haha|lol|aw+|omg|cool|great|nice|"
     r"awesome|amazing|sounds|looks|seems|that's|thats|that is|this is|there's|theres|what|how|why|where|who|when|get|"
@@ -2190,7 +2194,7 @@ def _full_name_said(best: _Slots, text: str, speaker: str) -> _Slots:
     item = best.get((speaker, "name"))
     if item is None or " " in item.value:
         return best
-    m = re.search(rf"\b{re.escape(item.value)} (?P<surname>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+(?:-[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)?))\b(?! (?:here|is|was)\b)", text)
+    m = re.search(rf"\b{re.escape(item.value)} (?P<surname>(?-i:{_CAP_NAME}(?:-{_CAP_NAME})?))\b(?! (?:here|is|was)\b)", text)
     if m and m["surname"].lower() not in _NOT_SURNAMES:
         best[(speaker, "name")] = replace(item, value=f"{item.value} {m['surname']}")
     return best
@@ -2391,8 +2395,8 @@ def _with_region(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
     for slot, item in best.items():
         if slot[1] not in ("location", "hometown") or "," in item.value:
             continue
-        for said in re.finditer(rf"\b{re.escape(item.value)}\b", text, re.IGNORECASE):
-            region = _REGION_AFTER.match(text, said.end())
+        for _, end in find_all_said(text, item.value):
+            region = _REGION_AFTER.match(text, end)
             words = region["region"].split() if region else []
             # the longest run of its first words that is a region ("new york state" -> "new york")
             named = next((" ".join(words[:n]) for n in range(len(words), 0, -1)
@@ -2538,6 +2542,10 @@ def _titled_place_word(value: str, text: str) -> str:
     return word if word.istitle() and word.isalpha() and word.lower() not in _NOT_PART_OF_A_PLACE else ""
 
 
+# (a clause's opening: "got the keys!! amsterdam noord now")
+_PLACE_LEAD = re.compile(r"\b(?:to|in|from|near) |(?:^|[.!?,;])\W*")
+
+
 def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
     """A home read as the first of two lower-case words after "to", "in" or "from" or opening a
     clause is both words ("tel aviv", "buenos aires"), and the second word read as another fact is dropped."""
@@ -2545,8 +2553,10 @@ def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[st
         if slot[1] not in ("location", "hometown") or " " in item.value or "," in item.value:
             continue
         # (lower case only; or opening a clause: "got the keys!! amsterdam noord now")
-        said = re.search(rf"(?:\b(?:to|in|from|near) |(?:^|[.!?,;])\W*)({re.escape(item.value.lower())})\b", text)
-        after = _PLACE_AFTER.match(text, said.end(1)) if said else None
+        low = item.value.lower()
+        said = next((m.end() + len(low) for m in _PLACE_LEAD.finditer(text)
+                     if text.startswith(low, m.end()) and at_boundary(text, m.end() + len(low))), None)
+        after = _PLACE_AFTER.match(text, said) if said is not None else None
         word = after["word"] if after else ""
         if not word and (titled := _titled_place_word(item.value, text)):
             word = titled  # "a guide in Wadi Rum": the tagger read "Wadi"
@@ -2691,8 +2701,8 @@ _AFTER_NAME_EATS = re.compile(rf",? (?:still |also |basically |just )?{_EATS_ALL
 
 def _said_after_name(name: str, tail: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The first `tail` that follows a mention of `name`, as re.search of name + tail would find it."""
-    for mention in re.finditer(rf"\b{re.escape(name)}\b", text, re.IGNORECASE):
-        said = tail.match(text, mention.end())
+    for _, end in find_all_said(text, name):
+        said = tail.match(text, end)
         if said:
             return said
     return None
@@ -2934,7 +2944,7 @@ def _job_after_own_name(best: _Slots, text: str, speaker: str) -> _Slots:
 # "Ollie is 12, Ruby is 9", "Ollie's 12 and mad about the Rabbitohs, Ruby's 9": each named
 # person's age (one sentence may name several; a number with a unit is no age)
 _NAMED_AGE = re.compile(r"\b(?P<name>(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now)\b)"
-                        r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)(?:'s| is) (?:only |just |now |nearly |almost )?(?P<age>\d{1,2})"
+                        + _CAP_NAME + r")(?:'s| is) (?:only |just |now |nearly |almost )?(?P<age>\d{1,2})"
                         r"(?!\s*(?:%|kg|kgs|km|cm|lbs?|am|pm|:|\.\d|min|mins|minutes|hours?|percent|k\b|x\b|/|th\b|st\b|nd\b|rd\b|"
                         r"days?|weeks?|months?|miles?|euros?|dollars?|quid|bucks|points?|goals?))\b")
 
@@ -2943,7 +2953,7 @@ _NAMED_AGE = re.compile(r"\b(?P<name>(?!(?:It|This|That|There|Here|He|She|They|W
 _NAME = (r"(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now|And|But|Jan|January|Feb|February|"
          r"Mar|March|Apr|April|May|Jun|June|Jul|July|Aug|August|Sep|Sept|September|Oct|October|Nov|November|Dec|December|"
          r"Year|Grade|Class|Level|Room|Page|Week|Day|Chapter|Season|Episode|Floor|Gate|Platform|Flat|No)\b)"
-         r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+")
+         + _CAP_NAME)
 _PAIR_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: are| r|,) (?:both |now |only )?(?P<age>\d{{1,2}})"
                        r"(?!\s*(?:%|kg|km|cm|lbs?|am|pm|:|\.\d|min|hours?|days?|weeks?|months?|th\b|st\b|nd\b|rd\b))\b")
 # "my kids are Mason 10 and Brooke 7": each name with its age after it, two or more
@@ -3436,14 +3446,15 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
 
 
 # "my climbing partner Lukas", "my business partner is jo": a partner in something, no romance
-_ACTIVITY_PARTNER = r"\bmy (?P<what>(?!(?:life|domestic|long[- ]term|new|current|ex|former|old|romantic)\b)[a-z]+) partner(?:,| is| named| called)? "
+_ACTIVITY_PARTNER = re.compile(r"\bmy (?P<what>(?!(?:life|domestic|long[- ]term|new|current|ex|former|old|romantic)\b)[a-z]+) "
+                               r"partner(?:,| is| named| called)? ", re.IGNORECASE)
 
 
 def _activity_partner(item: Found, sentence: str) -> Found:
     family = item.key.partition(":")[0]
     if family not in ("partner", "family") or item.key.endswith("_partner"):
         return item
-    m = re.search(_ACTIVITY_PARTNER + re.escape(item.value) + r"\b", sentence, re.IGNORECASE)
+    m = next((m for m in _ACTIVITY_PARTNER.finditer(sentence) if said_at(sentence, m.end(), item.value)), None)
     return replace(item, key=f"family:{m['what'].lower()}_partner") if m else item
 
 
@@ -3642,27 +3653,31 @@ _USED_FOR_A_WHILE = re.compile(
 _TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|trial)\b", re.IGNORECASE)
 
 
+# (the value is compared after the match: a pattern per value would be compiled per message)
+_DIET_DROPPED = re.compile(
+    r"\b(?:done with|finished with|over|quit|quitting|stopped|gave up(?: on)?|given up|dropped|no more|"
+    r"no longer(?: doing| on| eating)?) (?P<tail>(?:the |being |doing |eating |on )?)", re.IGNORECASE)
+_EATEN = re.compile(r"\b(?:eat|eats|eating|ate)\s+(?P<tail>(?:\w+\s+)?)", re.IGNORECASE)
+_LIKENED = re.compile(r"\b(?:like|as if|as though) (?:i'm|im|i am|i was) (?P<tail>(?:an? )?)", re.IGNORECASE)
+_COUNTED = re.compile(r"\b(?:(?:eldest|oldest|youngest|middle|one|mother|mom|mum|father|dad|family) of|we are|we're|"
+                      r"there are|there's) ", re.IGNORECASE)
+
+
 def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
     """"quit keto lol i eat carbs again": a food eaten is no diet (unless it names one: "i eat halal");
     nor is the diet the sentence gives up ("done with keto, back to eating everything")."""
-    if fact.key == "diet" and _folded(fact.value) in RESTRICTED_DIETS and re.search(
-            r"\b(?:done with|finished with|over|quit|quitting|stopped|gave up(?: on)?|given up|dropped|no more|"
-            r"no longer(?: doing| on| eating)?) (?:the |being |doing |eating |on )?" + re.escape(fact.value) + r"\b",
-            sentence, re.IGNORECASE):
+    if fact.key != "diet":
+        return False
+    if _folded(fact.value) in RESTRICTED_DIETS and said_after(_DIET_DROPPED, sentence, fact.value):
         return True
-    return fact.key == "diet" and diet_value(fact.value) is None and "veg" not in fact.value.lower() and re.search(
-        r"\b(?:eat|eats|eating|ate)\s+(?:\w+\s+)?" + re.escape(fact.value) + r"\b", sentence, re.IGNORECASE) is not None
+    return diet_value(fact.value) is None and "veg" not in fact.value.lower() and said_after(_EATEN, sentence, fact.value)
 
 
 def _said_as_if(sentence: str, fact: Found) -> bool:
     """"explain it to me like im 5": what the speaker is likened to is no fact of theirs; nor
     is a count an age ("eldest of 7 here", "one of 4 kids")."""
-    value = re.escape(fact.value)
-    return re.search(r"\b(?:like|as if|as though) (?:i'm|im|i am|i was) (?:an? )?" + value + r"\b", sentence,
-                     re.IGNORECASE) is not None or (fact.key == "age" and re.search(
-                         r"\b(?:(?:eldest|oldest|youngest|middle|one|mother|mom|mum|father|dad|family) of|we are|we're|"
-                         r"there are|there's) " + value + r"\b",
-                         sentence, re.IGNORECASE) is not None)
+    return said_after(_LIKENED, sentence, fact.value) or (
+        fact.key == "age" and said_after(_COUNTED, sentence, fact.value))
 
 
 def _used_for_a_while(sentence: str, fact: Found) -> bool:
@@ -3733,11 +3748,8 @@ def fact_sentences(message: Message, content: list[str] | None = None,
 
 
 # "Bonjour, Salma here, pharmacist at ...": a greeting, in any language, is nobody's name
-_LEADING_GREETING = re.compile(
-    r"^\W*(?:hey|hi|hello|hiya|yo|bonjour|bonsoir|hola|buenas|ciao|salam|salaam|salaam alaikum|assalamu alaikum|"
-    r"namaste|namaskar|hallo|moin|ola|olá|oi|kia ora|salut|merhaba|jambo|habari|sawubona|konnichiwa|annyeong|"
-    r"ni hao|shalom|privet|czesc|cześć|dzien dobry|dzień dobry|ahoj|hej|god morgen|goedemorgen|good (?:morning|afternoon|evening)|"
-    r"mabuhay|kumusta|sat sri akal|vanakkam|marhaba|ahlan)(?: (?:there|all|everyone))?\s*[,!.]+\s*(?=\S+\s+\S)", re.IGNORECASE)
+_LEADING_GREETING = re.compile(r"^\W*(?:" + GREETING_WORDS + r")(?: (?:there|all|everyone))?\s*[,!.]+\s*(?=\S+\s+\S)",
+                               re.IGNORECASE)
 
 
 def _without_greeting(sentence: str) -> str:
@@ -3835,7 +3847,7 @@ _CASUAL = tuple((re.compile(pattern, re.IGNORECASE), replacement, tuple(needles[
      r"girlfriend|boyfriend|gf|bf|grandma|grandpa|grandson|granddaughter|dog|cat|baby|puppy|kitten)) (?=(?:name|birthday|bday|"
      r"date of birth) is\b)", r"\1's ", ["name is", "birthday is", "bday is", "date of birth is"]),
     (r"\b((?:my|our) (?:wife|husband|partner|mom|mum|mother|dad|father|sister|brother|son|daughter|kid|friend|"
-     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)) (?=(?:birthday|bday|date of birth) "
+     r"girlfriend|boyfriend|grandma|grandpa|grandson|granddaughter) (?-i:" + _CAP_NAME + r")) (?=(?:birthday|bday|date of birth) "
      r"is\b)", r"\1's ", ["birthday is", "bday is", "date of birth is"]),
     # "my wife she love gardening", "he speak only tagalog": the verb's -s left off (not "does he like")
     (r"(?<!\bdoes )(?<!\bdid )(?<!\bdo )(?<!\bwould )(?<!\bwill )(?<!\bcan )(?<!\bcould )(?<!\bshould )(?<!\bmight )"
@@ -4001,7 +4013,7 @@ def _dislikes_said(clause: str, speaker: str, rules: list[Found]) -> list[Found]
 _DISCOURSE = r"(?:(?:btw|ok|okay|so|lol|ngl|omg|oh|also|and|but|well|fyi|update|guess what)[,:!]?\s+)*"
 _RELATIVE_LEAD = (r"(?:(?:both |all (?:of )?)?(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,2}?(?!family\b)(?:"
                   + _RELATIONS + r"|mate|buddy|pal|neighbou?rs|manager|landlord|landlady|teacher|doctor)(?:'s)?\b)")
-_NAME_LEAD = (r"(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)(?:'s)?\s+(?:just|got|moved|started|left|"
+_NAME_LEAD = (r"(?!(?-i:I|We|It|This|That|There|They)\b)(?-i:" + _CAP_NAME + r")(?:'s)?\s+(?:just|got|moved|started|left|"
               r"joined|works|lives|bought|adopted|switched|took|is|was|has|teaches|studies)\b")
 # "she got a job as a nurse", "hes a chef now": someone the speaker spoke of
 _PRONOUN_LEAD = (r"(?:he|she|he's|she's|hes|shes|they|they're|theyre)\s+(?:just |finally |now |also )?(?:got|is|was|has|"
@@ -5258,7 +5270,12 @@ def _home_all_life(best: _Slots, text: str, speaker: str) -> _Slots:
     """"lived in Groningen my whole life": the hometown is where the speaker lives too (the
     one-key-per-value pass kept only one of the two)."""
     home = best.get((speaker, "hometown"))
-    if home and (speaker, "location") not in best and re.search(
-            rf"\bin {re.escape(home.value)} (?:my (?:whole|entire) life|all my life)\b", text, re.IGNORECASE):
+    if home and (speaker, "location") not in best and any(
+            said_at(text, at, home.value, bounded=False) and _ALL_MY_LIFE.match(text, at + len(home.value))
+            for m in _IN_WORD.finditer(text) for at in [m.end()]):
         best[(speaker, "location")] = replace(home, key="location")
     return best
+
+
+_IN_WORD = re.compile(r"\bin ", re.IGNORECASE)
+_ALL_MY_LIFE = re.compile(r" (?:my (?:whole|entire) life|all my life)\b", re.IGNORECASE)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memfold.llm.keys import relation_words
+from memfold.llm.spans import find_said
 from memfold.llm.tagger import CHILD_WORDS, PARTNER_WORDS, RELATION_FAMILIES, canonical_relation
 
 # what the speaker says of themselves between a person and a value ("dad, I think, is 70"
@@ -51,6 +53,12 @@ def without_accents(word: str) -> str:
 
 
 def _words_pattern(words: set[str]) -> re.Pattern[str]:
+    return _words_pattern_of(frozenset(words))
+
+
+# (a user's people change slowly: their patterns are kept, not compiled again per message)
+@lru_cache(maxsize=2048)
+def _words_pattern_of(words: frozenset[str]) -> re.Pattern[str]:
     # "tomas" is Tomás: names are typed without their accents
     words = words | {without_accents(w) for w in words}
     alternatives = "|".join(sorted((re.escape(w) for w in words if w), key=len, reverse=True))
@@ -176,12 +184,14 @@ class KnownPeople:
 def _value_start(sentence: str, value: str) -> int | None:
     """Where ``value`` is said, or its first word said in the sentence ("cocoa farmer" read
     from "he farms cocoa")."""
-    found = re.search(re.escape(value), sentence, re.IGNORECASE)
+    found = find_said(sentence, value, whole_words=False)
     if found:
-        return found.start()
-    words = (re.search(rf"\b{re.escape(word)}\b", sentence, re.IGNORECASE)
-             for word in re.findall(r"[^\W\d_]{3,}", value))
-    return next((m.start() for m in words if m), None)
+        return found[0]
+    words = (find_said(sentence, word) for word in _LETTER_WORD.findall(value))
+    return next((span[0] for span in words if span), None)
+
+
+_LETTER_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def _names_before(person: Person, sentence: str, start: int) -> bool:

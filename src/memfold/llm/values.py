@@ -174,6 +174,11 @@ def _meat_eaten(low: str) -> bool:
 _EATS_FISH_NOW = re.compile(r"\b(?:eat|eating|eats)(?: \w+){0,2}? (?:fish|seafood)(?: (?:and|n) \w+)?(?: now| again| these days)\b")
 
 
+# the diets' words, the longest first ("lacto-ovo vegetarian" before "vegetarian"), compiled once
+_DIETS_LONGEST_FIRST = [(re.compile(rf"\b{re.escape(said)}\b"), value)
+                        for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0]))]
+
+
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
     if _meat_eaten(low):
@@ -183,8 +188,8 @@ def diet(raw: str) -> str | None:
         return "pescatarian"
     if _DIET_GIVEN_UP.search(low):
         return "omnivore"
-    for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0])):
-        if re.search(rf"\b{re.escape(said)}\b", low):
+    for said, value in _DIETS_LONGEST_FIRST:
+        if said.search(low):
             return value
     avoided = _AVOIDED_FOOD.fullmatch(low)
     return _AVOIDED_DIETS[avoided["food"]] if avoided else None
