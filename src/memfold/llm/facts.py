@@ -28,7 +28,7 @@ from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATI
 from memfold.llm.people import KnownPeople, without_accents
 from memfold.llm.resolved import condition_words, ended_pursuits, resolved_conditions
 from memfold.llm.rule_leads import lead_words
-from memfold.llm.spans import at_boundary, find_all_said, find_said, said_after, said_at
+from memfold.llm.spans import at_boundary, find_after, find_all_said, find_said, said_after, said_at
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
@@ -2531,13 +2531,16 @@ _NOT_PART_OF_A_PLACE = _PLACE_ENDS | frozenset(DEMONYMS) | frozenset(DEMONYMS.va
     "september october november december".split())
 
 
+_PLACE_WORD_LEAD = re.compile(r"\b(?:to|in|from|near) ")
+
+
 def _titled_place_word(value: str, text: str) -> str:
     """The capitalised word after a capitalised one-word place said after "to", "in", "from"
     or "near" ("in Wadi Rum"), when it is no country, day or month ("in Leeds Tuesday")."""
     if not value[:1].isupper():
         return ""
-    said = re.search(rf"\b(?:to|in|from|near) {re.escape(value)}\b", text)
-    after = _PLACE_AFTER.match(text, said.end()) if said else None
+    said = find_after(_PLACE_WORD_LEAD, text, value, ignore_case=False)
+    after = _PLACE_AFTER.match(text, said[2]) if said else None
     word = after["word"] if after else ""
     return word if word.istitle() and word.isalpha() and word.lower() not in _NOT_PART_OF_A_PLACE else ""
 
@@ -2579,17 +2582,21 @@ _ORG_KINDS = (r"hospital|infirmary|clinic|surgery|school|college|university|uni|
 _ORG_KIND_AFTER = re.compile(rf"\s+(?P<kind>(?:[a-z]+\s+)?(?:{_ORG_KINDS}))\b(?!\s+(?:{_ORG_KINDS})\b)", re.IGNORECASE)
 
 
+_WORKS_AT = re.compile(r"\b(?:at|for|with|w) (?P<tail>(?:the )?)", re.IGNORECASE)
+
+
 def _whole_employer(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
     """An employer read without the kind of place it is, said right after its name ("nurse at
     rashid hospital": "Rashid"), is the name with it ("Rashid Hospital")."""
     for slot, item in list(best.items()):
         if slot[1] != "employer" or re.search(rf"\b(?:{_ORG_KINDS})$", item.value, re.IGNORECASE):
             continue
-        said = re.search(rf"\b(?:at|for|with|w) (?:the )?({re.escape(item.value)})\b", text, re.IGNORECASE)
-        after = _ORG_KIND_AFTER.match(text, said.end(1)) if said else None
-        if after is None or (len(after["kind"].split()) > 1 and after["kind"].split()[0].lower() in _PLACE_ENDS):
+        said = find_after(_WORKS_AT, text, item.value)
+        after = _ORG_KIND_AFTER.match(text, said[2]) if said else None
+        if said is None or after is None or (len(after["kind"].split()) > 1 and after["kind"].split()[0].lower() in _PLACE_ENDS):
             continue
-        best[slot] = replace(item, value=proper(f"{said[1]} {after['kind']}") if said[1].islower()
+        as_said = text[said[1]:said[2]]
+        best[slot] = replace(item, value=proper(f"{as_said} {after['kind']}") if as_said.islower()
                              else f"{item.value} {after['kind']}")
     return best
 
@@ -2599,19 +2606,23 @@ def _whole_employer(best: dict[tuple[str, str], Found], text: str) -> dict[tuple
 _OF_WHAT = r" of (?:the )?(?P<rest>[\w'-]+(?: [\w'-]+){0,2}?)(?=\s*(?:$|[,.!?;]|\s(?:here|in|at|and|for|on|now|since|so|but|btw|lol)\b))"
 
 
+_AT_KIND_FIRST = re.compile(rf"\b(?:at|for|with|w) (?:the )?(?P<kind>{_ORG_KINDS}|ballet|orchestra|opera) ", re.IGNORECASE)
+_OF_WHAT_AFTER = re.compile(_OF_WHAT, re.IGNORECASE)
+_ORG_KIND = re.compile(_ORG_KINDS, re.IGNORECASE)
+
+
 def _employer_said_whole(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
     for slot, item in list(best.items()):
         if slot[1] != "employer":
             continue
-        value = re.escape(item.value)
-        kind_first = re.search(rf"\b(?:at|for|with|w) (?:the )?(?P<kind>{_ORG_KINDS}|ballet|orchestra|opera) ({value})\b",
-                               text, re.IGNORECASE)
-        of_what = re.search(rf"\b({value}){_OF_WHAT}", text, re.IGNORECASE) \
-            if re.fullmatch(_ORG_KINDS, item.value.split()[-1], re.IGNORECASE) else None
+        kind_first = find_after(_AT_KIND_FIRST, text, item.value)
+        of_what = next((text[start:m.end()] for start, end in find_all_said(text, item.value)
+                        if (m := _OF_WHAT_AFTER.match(text, end))), None) \
+            if _ORG_KIND.fullmatch(item.value.split()[-1]) else None
         if kind_first:
-            best[slot] = replace(item, value=proper(f"{kind_first['kind']} {kind_first[2]}"))
+            best[slot] = replace(item, value=proper(f"{kind_first[0]['kind']} {text[kind_first[1]:kind_first[2]]}"))
         elif of_what:
-            whole = of_what[0]
+            whole = of_what
             best[slot] = replace(item, value=proper(whole) if whole.islower() else whole)
     return best
 

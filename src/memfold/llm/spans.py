@@ -62,13 +62,27 @@ def said_at(text: str, at: int, value: str, *, bounded: bool = True) -> bool:
 
 
 def said_after(lead: re.Pattern[str], text: str, value: str) -> bool:
-    """``lead`` then ``value`` as whole words, as ``re.search(lead + value + r"\\b")`` would find it.
+    """``lead`` then ``value`` as whole words, as ``re.search(lead + value + r"\\b")`` would find it."""
+    return find_after(lead, text, value) is not None
+
+
+def find_after(lead: re.Pattern[str], text: str, value: str,
+               *, ignore_case: bool = True) -> tuple[re.Match[str], int, int] | None:
+    """The first ``lead`` followed by ``value`` ending at a word boundary: the lead's match and
+    the value's span, as ``re.search(lead + "(value)" + r"\\b")`` would find them.
 
     ``lead`` may end in an optional group named ``tail`` ("an? ", a word): the value may
     start where the tail starts or where it ends, as the search could backtrack to either.
     """
     for m in lead.finditer(text):
-        starts = {m.end()} | ({m.start("tail")} if "tail" in lead.groupindex and m.start("tail") >= 0 else set())
-        if any(said_at(text, at, value) for at in starts):
-            return True
-    return False
+        starts = [m.start("tail")] if "tail" in lead.groupindex and m.start("tail") >= 0 else []
+        for at in [m.end()] + starts:  # (the greedy tail first, as re tries it)
+            if _said_here(text, at, value, ignore_case):
+                return m, at, at + len(value)
+    return None
+
+
+def _said_here(text: str, at: int, value: str, ignore_case: bool) -> bool:
+    if ignore_case:
+        return said_at(text, at, value)
+    return text.startswith(value, at) and at_boundary(text, at + len(value))
