@@ -1871,3 +1871,12 @@ def test_a_greeting_in_any_language_is_no_name() -> None:
     found = _tagged("Bonjour, Salma here, pharmacist in Casablanca.")
     assert ("add", "user", "name", "Salma") in found
     assert not any(value == "Bonjour" for *_, value in found)
+
+
+@pytest.mark.parametrize(("text", "job", "employer"), [
+    ("im a court reporter at the NSW District Court", "court reporter", "NSW District Court"),
+    ("i'm a museum guard at the Prado Museum", "museum guard", "Prado Museum"),
+])
+def test_a_job_sharing_a_word_with_the_employer_keeps_both(text: str, job: str, employer: str) -> None:
+    found = {(key, value) for _, subject, key, value in _tagged(text) if subject == "user"}
+    assert {("job", job), ("employer", employer)} <= found
