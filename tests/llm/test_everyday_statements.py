@@ -1049,10 +1049,10 @@ def test_how_much_or_where_one_drives_is_no_vehicle(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "fact"), [
-    ("i support Brentford now, dont @ me", ("add", "user", "likes:brentford", "Brentford")),
-    ("I support Manchester United.", ("add", "user", "likes:manchester_united", "Manchester United")),
+    ("i support Brentford now, dont @ me", ("add", "user", "favorite:team", "Brentford")),
+    ("I support Manchester United.", ("add", "user", "favorite:team", "Manchester United")),
 ])
-def test_a_team_supported_is_liked(text: str, fact: tuple[str, str, str, str]) -> None:
+def test_a_team_supported_is_the_favourite_team(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _found(text)
 
 
@@ -1880,3 +1880,34 @@ def test_a_greeting_in_any_language_is_no_name() -> None:
 def test_a_job_sharing_a_word_with_the_employer_keeps_both(text: str, job: str, employer: str) -> None:
     found = {(key, value) for _, subject, key, value in _tagged(text) if subject == "user"}
     assert {("job", job), ("employer", employer)} <= found
+
+
+@pytest.mark.parametrize(("text", "facts", "absent"), [
+    ("im a ferry deckhand now", {("user", "job", "ferry deckhand")}, set()),
+    ("im a vineyard hand at a small finca", {("user", "job", "vineyard hand")}, set()),
+    ("was a plumber for 10 yrs but now im a locksmith, better hours", {("user", "job", "locksmith")}, set()),
+    ("my boss Frau Keller has run the workshop for 40 yrs", {("user", "family:boss", "Frau Keller")}, set()),
+    ("my favourite band is Kings of Leon dont judge me", {("user", "favorite:band", "Kings of Leon")}, set()),
+    ("my names Nakato but pls dont call me Kato thats my brothers thing", {("user", "name", "Nakato")}, set()),
+    ("i'm a trans woman, name is Yara", {("user", "name", "Yara")}, set()),
+    ("IM ENGAGED!!! hamdan proposed in the desert at sunset", {("user", "partner", "Hamdan")}, set()),
+    ("widowed since 2019, my husband Arne passed from cancer", {("user", "relationship_status", "widowed")},
+     {("user", "relationship_status", "married")}),
+    ("i have two boys, Ryo and Kenta, 8 and 11", {("Ryo", "age", "8"), ("Kenta", "age", "11")}, set()),
+    ("my oldest Léa just started at Sciences Po", {("user", "child:lea", "Léa")}, set()),
+    ("friend of mine Lena is a luthier in markneukirchen", set(), {("Lena", "religion", "Luthier")}),
+])
+def test_stop_53_statements(text: str, facts: set[tuple[str, str, str]], absent: set[tuple[str, str, str]]) -> None:
+    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
+    assert facts <= found
+    assert not absent & found
+
+
+@pytest.mark.parametrize("text", [
+    "Tom proposed to Anna last night",
+    "im an old hand at this",
+    "dont call me Bob",
+])
+def test_look_alikes_of_stop_53_statements(text: str) -> None:
+    found = {(subject, key) for _, subject, key, _ in _tagged(text)}
+    assert not found & {("user", "partner"), ("user", "job"), ("user", "name")}

@@ -99,7 +99,8 @@ WERE_ASKS = (r"were(?! the only\b)(?= (?:you|they|we|there|the|these|those|i|he|
 # "can't handle horror anymore", "don't eat pork", "didn't get the job": a negative verb
 # opens a statement, not a question
 _QUESTION_START = re.compile(
-    r"^(?:what|who|where|when|why|how|which|whose|is|are|was|" + WERE_ASKS + r"|will|any|anything|tell me|"
+    # ("was a plumber for 10 yrs": a statement whose subject was dropped)
+    r"^(?:what|who|where|when|why|how|which|whose|is|are|was(?! (?:a|an)\b)|" + WERE_ASKS + r"|will|any|anything|tell me|"
     r"remind me|any idea|got any|(?:can|could|would|should)(?!n?['\u2019]?t\b)|"
     # "did a proper allergy test", "have a 2 yr old": a verb whose subject was dropped opens a statement
     r"(?:do|does|did|have|has)(?!n?['\u2019]?t\b)(?! (?:a|an|some|two|three|four|five|\d+)\b)"

@@ -67,7 +67,8 @@ _JOBS = frozenset(
     "craftsman tradesman doorman milkman binman lineman stuntman spokesperson "
     # jobs no suffix gives away
     "guide shepherd guard lifeguard maid monk nun priest pastor imam rabbi vicar curate judge captain "
-    "dj model tech rep chauffeur concierge steward stewardess paralegal midwife sous".split())
+    "dj model tech rep chauffeur concierge steward stewardess paralegal midwife sous "
+    "deckhand farmhand stagehand ranchhand".split())
 _JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ary|ive)$")
 _NOT_JOBS = frozenset(
     "fan lover member beginner believer user player owner mother father parent brother "
@@ -151,13 +152,15 @@ _STOP_VALUE = re.compile(
     r"on|with|w|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|held together|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
-    r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|for (?:work|good|now|school|uni|"
+    r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|"
+    r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|"
-    r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|for real|once and for all|" + _HEDGE + r")"
+    r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|for real|once and for all|"
+    r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|" + _HEDGE + r")"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
@@ -221,6 +224,10 @@ _NOT_A_VALUE = frozenset("now today tonight it that this there here so then lol 
                          "back".split())
 
 
+# "a vineyard hand", "a ranch hand": a hand at a kind of work ("an old hand" is no job)
+_HAND_AT = re.compile(r"(?!(?:old|big|helping|good|right|left|first|second|free|extra|upper|safe) )[a-z]+ hand")
+
+
 def _i_am_a_key(m: re.Match[str]) -> str | None:
     """'I'm a nurse' -> job; 'I'm a mother of two' -> family; others -> trait (weak).
 
@@ -245,7 +252,7 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
         return None  # "so excited", "a big fan of" (the fan rule has the object), "guard for"
     if _IS_RELIGION.fullmatch(word) or "citizen" in last:
         return None  # "a practising Methodist", "a citizen of Germany": the religion and nationality rules
-    if word in _JOBS or (_JOB_SUFFIX.search(word) and word not in _NOT_JOBS):
+    if word in _JOBS or (_JOB_SUFFIX.search(word) and word not in _NOT_JOBS) or _HAND_AT.fullmatch(" ".join(last[-2:])):
         return "job"
     if last[0] in _VAGUE_NOUNS or any(w in _TRANSIENT for w in last):
         return None
@@ -561,12 +568,15 @@ psicologo veterinario cameriere cameriera
 """.split())
 
 _RULE_SPECS: list[_RuleSpec] = [
-    (r"(?:\b(?:my name is|my name's|i'm called|i am called|i go by)|^\W*name is)\s+"
+    # ("i'm a trans woman, name is Yara", "my names Nakato": a clause opening "name is", an apostrophe dropped)
+    (r"(?:\b(?:my name is|my name's|my names(?! (?:are|were)\b)|i'm called|i am called|i go by)|(?:^\W*|[,;:] )name is)\s+"
      r"(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
      + _NAME_VALUE,
      "name", 3.0),
     # (what others call one is a nickname: "the kids call me Ate Weng but my name is Rowena")
-    (r"\bcall me\s+(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?" + _NAME_VALUE, "name", 2.9),
+    # (not "pls dont call me Kato, thats my brothers thing")
+    (r"(?<!\bdon't )(?<!\bdont )(?<!\bnever )(?<!\bnot )\bcall me\s+(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?" + _NAME_VALUE,
+     "name", 2.9),
     # "can you use my full name katarzyna from now on", "use olumide in full"
     (r"\buse my (?:full |real |proper |legal )?name,? " + _NAME_VALUE, "name", 3.0),
     (r"\buse (?P<v>(?!(?:it|that|this|them|him|her|my|the|a|an)\b)[^\W\d_][\w'-]+) in full\b", "name", 3.0),
@@ -762,6 +772,10 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:(?:just|finally|officially|recently)\s+)?got (?P<v>divorced|married|engaged|separated)\b", "relationship_status", 3.0),
     (r"\b(?:we|i|my (?:wife|husband|partner) and i) (?:have )?(?P<v>separated|divorced)\b", "relationship_status", 3.0),
     (r"\bthe (?P<v>divorce) is final\b", _const("relationship_status"), 3.0),
+    # "IM ENGAGED!!! hamdan proposed in the desert": who proposed, with no one proposed to, is the partner
+    (r"(?:^|[.!?,;\U0001F300-\U0001FAFF]\s*)\W*(?P<v>(?!(?:he|she|they|who|someone|somebody|i|we|it|nobody|everyone|"
+     r"he's|she's|hes|shes|finally|just|and|so|then|bf|gf|boyfriend|girlfriend)\b)[^\W\d_][\w'-]*) (?:just |finally |actually )?"
+     r"proposed\b(?! to (?!me\b))", "partner", 2.5),
     # "divorce got finalised last week. single dad now": the divorce says more than "single"
     (r"\b(?:the |my |our )?(?P<v>divorce) (?:is|was|got|has been|just got|finally got) (?:now |finally |officially )?"
      r"(?:finali[sz]ed|through|official|signed)\b", _const("relationship_status"), 3.2),
@@ -1032,8 +1046,8 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"guilty pleasure|jam|comfort food)\b", "likes", 2.5),
     # "now i cant get enough of korean bbq"
     (r"\b(?:i )?(?:can't|cannot) get enough of (?:the |these |those )?" + _V, "likes", 2.0),
-    # "i support arsenal", "i support Brentford now": a team followed (not "i support the idea")
-    (r"\bi (?:now |still |also |proudly |have always |always )?support (?P<v>" + _SUPPORTED + r")", "likes", 2.0),
+    # "i support arsenal", "i support Brentford now": the team one follows, one's favourite (not "i support the idea")
+    (r"\bi (?:now |still |also |proudly |have always |always )?support (?P<v>" + _SUPPORTED + r")", _const("favorite:team"), 2.0),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     # (the thing is after a "but": "sorry DCH but Laapataa Ladies is my fav movie now")
     (r"(?:^|[,;] | [-\u2013\u2014] | but )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?) (?:is|are) my "
@@ -1084,7 +1098,7 @@ _RULE_LEADS = [lead_words(pattern.pattern) for pattern, _, _ in _RULES]
 _WORDS = re.compile(r"[a-z]+")
 
 # a title is part of the name: "my boss Mr Okafor", "my mentor Dr. Adeyemi"
-_TITLED = r"(?:(?:Dr|Dra|Mr|Mrs|Ms|Sra|Prof)\.? )?"
+_TITLED = r"(?:(?:Dr|Dra|Mr|Mrs|Ms|Sr|Sra|Srta|Prof|Frau|Herr|Mme|Madame|Monsieur|Signora|Signor|Pani|Pan)\.? )?"
 _RELATION_RULE = re.compile(
     r"\b(?i:my) (?P<rel>(?i:" + _RELATIONS + r"))(?:,)? (?P<name>" + _TITLED + _CAP_NAME + r")(?:,)? "
     r"(?P<verb>is|works as|[a-z]+s) (?:an? )?" + _V)
@@ -2971,11 +2985,23 @@ _PAIR_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: ar
 _NAME_THEN_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?P<age>\d{{1,2}})(?=\s*(?:,|and\b|&|\)|$))")
 
 
+# "two boys, Ryo and Kenta, 8 and 11": two names, then their ages in the same order
+_PAIR_AGES = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: are| r|,) (?:now )?(?P<age>\d{{1,2}})"
+                        r"(?: and|,| &) (?P<age2>\d{1,2})\b(?!\s*(?:%|kg|km|cm|lbs?|am|pm|:|\.\d|min|hours?|days?|weeks?|months?))")
+
+
 def _named_ages(best: _Slots, text: str) -> _Slots:
     """A named person's age is read when the message knows them, or lists ages of people one of
     whom it knows."""
+    in_order = list(_PAIR_AGES.finditer(text))
+    for m in in_order:  # (what the order says beats a reading of one age for both)
+        for name, age in ((m["name"], m["age"]), (m["name2"], m["age2"])):
+            if (name, "age") in best:
+                best[(name, "age")] = replace(best[(name, "age")], value=age)
     said = [(m["name"], m["age"]) for m in _NAMED_AGE.finditer(text)]
-    said += [(m[g], m["age"]) for m in _PAIR_AGE.finditer(text) for g in ("name", "name2")]
+    said += [(m["name"], m["age"]) for m in in_order] + [(m["name2"], m["age2"]) for m in in_order]
+    said += [(m[g], m["age"]) for m in _PAIR_AGE.finditer(text) for g in ("name", "name2")
+             if not any(m.start() == pair.start() for pair in in_order)]
     listed = [(m["name"], m["age"]) for m in _NAME_THEN_AGE.finditer(text)]
     said += listed if len(listed) > 1 else []
     known = [(name, age) for name, age in said if any(subject == name for subject, _ in best)
@@ -3452,7 +3478,7 @@ def _learned(message: Message, sentences: list[str], speaker: str, tagger: FactT
                              for f in found) if f is not None]
         out.append([f for f in found if not _about_someone_else(sentence, f, speaker)
                     and not _used_for_a_while(sentence, f) and not _food_eaten_as_diet(sentence, f)
-                    and not _said_as_if(sentence, f)])
+                    and not _said_as_if(sentence, f) and not _no_religion(f)])
     return out
 
 
@@ -3682,6 +3708,17 @@ def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
     if _folded(fact.value) in RESTRICTED_DIETS and said_after(_DIET_DROPPED, sentence, fact.value):
         return True
     return diet_value(fact.value) is None and "veg" not in fact.value.lower() and said_after(_EATEN, sentence, fact.value)
+
+
+# the words a religion is named by: a tagged "religion" none of whose words is one is a misread
+# ("Lena is a luthier": the tagger's letters look like "lutheran")
+_RELIGION_WORDS = frozenset(_RELIGION.replace("|", " ").split()) | frozenset(
+    "church religious spiritual jew muslim coptic sufi druze ismaili parsi bahai santeria santería rasta wicca "
+    "adventist witness mennonite amish orthodox hindu islam judaism christianity buddhism hinduism sikhism".split())
+
+
+def _no_religion(fact: Found) -> bool:
+    return fact.key == "religion" and not set(re.findall(r"[\w'-]+", fact.value.lower())) & _RELIGION_WORDS
 
 
 def _said_as_if(sentence: str, fact: Found) -> bool:
@@ -5285,7 +5322,20 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _skills_listed(b, t),
     lambda b, t, s, p: _other_languages(b, t, s),
     lambda b, t, s, p: _home_all_life(b, t, s),
+    lambda b, t, s, p: _eldest_is_a_child(b, s),
 )
+
+
+# "my oldest Léa just started uni": the speaker's oldest, youngest or middle one is a child
+_BIRTH_ORDER = frozenset({"family:oldest", "family:eldest", "family:youngest", "family:middle", "family:firstborn"})
+
+
+def _eldest_is_a_child(best: _Slots, speaker: str) -> _Slots:
+    for slot, item in list(best.items()):
+        if slot[0] == speaker and slot[1] in _BIRTH_ORDER and item.value[:1].isupper():
+            del best[slot]
+            best.setdefault((speaker, f"child:{slug(item.value)}"), replace(item, key=f"child:{slug(item.value)}"))
+    return best
 
 
 def _home_all_life(best: _Slots, text: str, speaker: str) -> _Slots:

@@ -220,7 +220,9 @@ _WE = r"(?:we|i|(?:me|i) and (?:my )?[\w'-]+|[\w'-]+ and (?:i|me))"
 STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern, status in (
     (r"\bmy ex[- ]?(?:wife|husband|spouse)\b", "divorced"),
     (r"\bmy late (?:wife|husband|spouse)\b|(?:\bi |^\W*)lost my (?:wife|husband|spouse)\b(?!'s|s\b)|"
-     r"\bmy (?:wife|husband|hubby|spouse) (?:passed(?: away| on)?(?! (?:his|her|the|a|an|their|all|it|my|me)\b)|died)\b",
+     # ("my husband Arne passed from cancer"; "widowed since 2019", the speaker's own with no "I")
+     r"\bmy (?:wife|husband|hubby|spouse)(?: (?-i:[A-ZÀ-Þ])[\w'-]+)? (?:passed(?: away| on)?(?! (?:his|her|the|a|an|their|all|it|my|me)\b)|died)\b|"
+     r"^\W*widowed\b",
      "widowed"),
     (r"\b(?:separated|divorced) from my (?:wife|husband|spouse)\b", "separated"),
     # "divorce is final. onwards i guess": the speaker's own, said with no "my"
@@ -242,7 +244,7 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      r"|\bi (?:just |finally )?married(?= my | (?-i:[A-Z])[a-z]+\b|$)",
      "married"),
     (r"\bmy fianc[eé]e?\b|\b(?:we're|we are|i'm|i am) (?:now )?getting married\b|"
-     r"\b(?:he|she) proposed\b(?! to (?!me\b))|\bi proposed\b.{0,80}?\bsaid yes\b|"
+     r"\b(?:he|she|my (?:bf|gf|boyfriend|girlfriend|partner)) (?:just |finally )?proposed\b(?! to (?!me\b))|\bi proposed\b.{0,80}?\bsaid yes\b|"
      r"\b(?:she|he) said yes\b.*?(?:\U0001f48d|\bring\b)|(?:\U0001f48d.*)\b(?:she|he) said yes\b|"
      r"\bproposed\b.{0,80}?\bi said yes\b", "engaged"),
     (r"\bmy (?:girlfriend|boyfriend|gf|bf)\b(?!s)|\bi(?: have|'ve got| got) an? (?:new )?"
