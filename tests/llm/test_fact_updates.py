@@ -1166,3 +1166,31 @@ def test_a_new_favourite_without_its_thing() -> None:
         stored = {("user", "favorite:takeaway"): "mughli"}
         found = favorite_of_stored_person(_message(text), sentences(text), stored)
         assert [f.key for f in found] == ["favorite:takeaway"], text
+
+
+
+def _profile_after(tmp_path, texts: list[str]) -> dict[tuple[str, str], str]:
+    """The profile after each text, an hour apart, through the facade (hashing embedder)."""
+    from datetime import timedelta
+
+    from memfold import Memory
+    from memfold.config import Settings
+
+    memory = Memory.open(tmp_path / "store", Settings(embedder="hashing"))
+    try:
+        for n, text in enumerate(texts):
+            memory.ingest_many([Message(msg_id=f"m{n}", user_id="u", speaker="user", role="user", text=text,
+                                        ts=T0 + timedelta(hours=n))])
+        return {(f.subject, f.key): f.value for f in memory.profile("u")}
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize(("before", "after", "now"), [
+    ("im vegetarian", "ok not veggie anymore, doctor said i need more iron so eating meat again", "omnivore"),
+    ("im gluten free, coeliac", "turns out it was never celiac, the biopsy was clear, so i eat gluten again", "omnivore"),
+    ("im gluten free", "went back to gluten, the gf bread was making me sadder than the bloating", "omnivore"),
+    ("im vegan", "went back to gluten, the gf bread was making me sad", "vegan"),
+])
+def test_a_diet_left_for_the_food_it_left_out(tmp_path, before: str, after: str, now: str) -> None:
+    assert _profile_after(tmp_path, [before, after]).get(("user", "diet")) == now

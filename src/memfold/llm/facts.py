@@ -1050,8 +1050,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bi (?:now |still |also |proudly |have always |always )?support (?P<v>" + _SUPPORTED + r")", _const("favorite:team"), 2.0),
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     # (the thing is after a "but": "sorry DCH but Laapataa Ladies is my fav movie now")
-    (r"(?:^|[,;] | [-\u2013\u2014] | but )(?:(?:these days|nowadays|lately|now) )?(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?) (?:is|are) my "
-     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands)\b)[a-z]+)?)\b",
+    (r"(?:^|[,;] | [-\u2013\u2014] | but )(?:(?:these days|nowadays|lately|now|honestly|tbh|ngl|ok|okay|well|lol) )?"
+     r"(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?) (?:is|are) my "
+     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands|"
+     r"these|nowadays|currently|anymore)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
     (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: (?!(?:unlocked|alert|update|ever|in)\b)[a-z]+)?)"
      r"(?: order| ever| unlocked| alert| update| in the world| of all time)?\s*[:=-]\s*" + _V, _favorite_key, 3.0),
@@ -3690,6 +3692,7 @@ _USED_FOR_A_WHILE = re.compile(
 _TRIED_OUT = re.compile(r"^[^,.;!?]*\b(?:for|on) a (?:test drive|test ride|spin|trial)\b", re.IGNORECASE)
 
 
+_LEFT_OUT_FOODS = frozenset({"gluten", "wheat", "dairy", "lactose"})
 # (the value is compared after the match: a pattern per value would be compiled per message)
 _DIET_DROPPED = re.compile(
     r"\b(?:done with|finished with|over|quit|quitting|stopped|gave up(?: on)?|given up|dropped|no more|"
@@ -3707,6 +3710,8 @@ def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
         return False
     if _folded(fact.value) in RESTRICTED_DIETS and said_after(_DIET_DROPPED, sentence, fact.value):
         return True
+    if _folded(fact.value) in _LEFT_OUT_FOODS and diet_value(sentence) == "omnivore":
+        return True  # "so i eat gluten again": the food is back, not left out
     return diet_value(fact.value) is None and "veg" not in fact.value.lower() and said_after(_EATEN, sentence, fact.value)
 
 
@@ -4406,6 +4411,10 @@ def school_kept(facts: list[FactExtraction], message: Message,
     return out
 
 
+_LEFT_OUT_DIETS = {"gluten": ("gluten-free", "gluten free"), "wheat": ("gluten-free", "gluten free"),
+                   "dairy": ("dairy-free", "dairy free", "lactose-free"), "lactose": ("dairy-free", "lactose-free")}
+
+
 def diet_given_up(message: Message, content: list[str],
                   current: dict[tuple[str, str], str]) -> list[FactExtraction]:
     """A stored restricted diet given up ("stopped keto, eating normally again", "sven quit
@@ -4418,9 +4427,11 @@ def diet_given_up(message: Message, content: list[str],
         if now not in ("omnivore", "pescatarian"):
             continue
         words = set(_folded(sentence).split())
-        named_diets = words & RESTRICTED_DIETS  # "keto's done" ends keto, not veganism
-        # fish eaten now ends only a diet without fish
-        given_up = ("vegetarian", "vegan", "veggie", "plant based") if now == "pescatarian" else None
+        # "keto's done" ends keto, not veganism ("not veggie anymore" ends a stored "vegetarian")
+        named_diets = {said for word in words & RESTRICTED_DIETS for said in (word, diet_value(word))}
+        # fish eaten now ends only a diet without fish; gluten or dairy eaten again only the diet without it
+        given_up = ("vegetarian", "vegan", "veggie", "plant based") if now == "pescatarian" else \
+            _LEFT_OUT_DIETS.get(next((word for word in ("gluten", "wheat", "dairy", "lactose") if word in words), ""))
         subjects = [subject for (subject, key), value in current.items()
                     if key == "diet" and _folded(value) != now
                     and (given_up is None or _folded(value) in given_up)

@@ -179,6 +179,11 @@ _DIETS_LONGEST_FIRST = [(re.compile(rf"\b{re.escape(said)}\b"), value)
                         for said, value in sorted(DIETS.items(), key=lambda kv: -len(kv[0]))]
 
 
+# "so i eat gluten again", "went back to gluten", "back on dairy now": a food a diet left out eaten again
+_FOOD_BACK = re.compile(r"\b(?:(?:eat|eating|eats|having)(?: \w+)? (?:gluten|wheat|dairy|lactose)(?: \w+)? (?:again|now)|"
+                        r"(?:went |going |gone |am |im )?back (?:to|on) (?:eating )?(?:gluten|wheat|dairy|lactose))\b")
+
+
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
     if _meat_eaten(low):
@@ -187,6 +192,9 @@ def diet(raw: str) -> str | None:
     if fish and not _MEAT_DENIALS & set(low[:fish.start()].split()[-2:] + fish[0].split()):  # ("not vegan anymore, eating fish")
         return "pescatarian"
     if _DIET_GIVEN_UP.search(low):
+        return "omnivore"
+    back = _FOOD_BACK.search(low)
+    if back and not _MEAT_DENIALS & set(low[:back.start()].split()[-2:]):
         return "omnivore"
     for said, value in _DIETS_LONGEST_FIRST:
         if said.search(low):
