@@ -1194,3 +1194,20 @@ def _profile_after(tmp_path, texts: list[str]) -> dict[tuple[str, str], str]:
 ])
 def test_a_diet_left_for_the_food_it_left_out(tmp_path, before: str, after: str, now: str) -> None:
     assert _profile_after(tmp_path, [before, after]).get(("user", "diet")) == now
+
+
+@pytest.mark.parametrize(("before", "after", "key", "now"), [
+    ("i love running, do 10k every week", "gave up running, my knees are done. any low impact ideas?", "hobby:running", "gave up"),
+    ("i love sushi", "went off sushi completely after that food poisoning thing, never again", "likes:sushi", "went off"),
+    ("i love pineapple on pizza", "ok i take it back, pineapple on pizza is gross", "likes:pineapple_on_pizza", "gross"),
+    ("i speak some italian", "forgot all my italian, its gone, only ciao left", "skill:italian", "forgot"),
+    ("i live in Sapporo", "new apartment in Otaru is tiny but the view of the harbour 😍", "location", "Otaru"),
+    ("im engaged to Hamdan", "we did it!! nikah was yesterday, officially married 💍", "relationship_status", "married"),
+    ("im a restaurant owner", "sold the restaurant. im training falcons full time, falconer now, finally", "job", "falconer"),
+])
+def test_stop_53_changes(tmp_path, before: str, after: str, key: str, now: str) -> None:
+    assert _profile_after(tmp_path, [before, after]).get(("user", key)) == now
+
+
+def test_a_pizza_called_gross_is_no_like_given_up(tmp_path) -> None:
+    assert _profile_after(tmp_path, ["i love pizza", "the pizza at that place is gross"]).get(("user", "likes:pizza")) == "pizza"

@@ -630,6 +630,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"business|character|charge|love|tune|sync|range|front|order|check|style|power|office)\b)" + _V,
      "location", 2.5),
     (r"\bmy (?:home|house|apartment|flat) is in " + _V, "location", 2.5),
+    # "new apartment in Otaru is tiny": the speaker's new home (not "a new cafe in Otaru")
+    (r"(?:^\W*|[.!,;]\s*|\b(?:my|our) )new (?:apartment|flat|place|house|home|condo|digs) (?:is )?(?:in|near) "
+     r"(?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?|[a-z][\w'-]+(?= (?:is|has|was)\b))", "location", 2.5),
     (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
     (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
     (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, "job", 3.0),
@@ -3752,8 +3755,11 @@ def _with_learned(found: list[Found], learned: list[Found], sentence: str = "") 
     Court": the job's "court" is not the employer's)."""
     negated = {w for item in found if item.negated for w in item.value.lower().split()}
     specific = [item for item in found if item.negated or item.weight >= SPECIFIC_RULE]
+    # ("falconer now": a job the rules read is no pastime the tagger reads in its words)
+    jobs = {item.value.lower() for item in found if item.key == "job"}
     learned = [item for item in learned if not _overlaps(item, specific, sentence) and not set(
-        item.value.lower().split()) & negated]
+        item.value.lower().split()) & negated and not (item.key.split(":", 1)[0] in ("hobby", "likes", "trait")
+                                                       and item.value.lower() in jobs)]
     return learned + [item for item in found if item in specific or not _overlaps(item, learned)]
 
 
@@ -3802,13 +3808,17 @@ def fact_sentences(message: Message, content: list[str] | None = None,
         if (not _FIRST_PERSON_GATE.search(sentence) and not _own_fragment_first(sentence)
                 and not _NAMED_LEAD.match(sentence)
                 and not _SUBJECT_DROPPED.match(sentence) and not _PRESENT_DROPPED.match(sentence)
-                and not _OWN_FIELD.search(sentence)
+                and not _OWN_FIELD.search(sentence) and not _NEW_HOME_LEAD.match(sentence)
                 and not _opens_with_own_role(sentence) and not _GIVEN_UP_OPENING.match(sentence)
                 and clause_owner(sentence, known.speaker if known else "user") is None
                 and not (known and (known.named_in(sentence) or known.names_thing(sentence)))):
             continue
         out.append(_without_greeting(_without_trailing_request(_without_sentence_adverbs(_REMEMBER_REQUEST.sub("", sentence)))))
     return out
+
+
+# "new apartment in Otaru is tiny but ...": a home of the speaker's, with no "my"
+_NEW_HOME_LEAD = re.compile(r"^\W*new (?:apartment|flat|place|house|home|condo|digs) (?:is )?(?:in|near) ", re.IGNORECASE)
 
 
 # "Bonjour, Salma here, pharmacist at ...": a greeting, in any language, is nobody's name

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 
 from memfold.llm.keys import CHILD_WORDS, PARTNER_WORDS, RELATION_WORDS, relation_words
+from memfold.llm.spans import find_said
 from memfold.llm.values import content_words
 from memfold.models import FactExtraction, Message
 
@@ -122,6 +123,12 @@ _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str] |
                             r"(?P<v>fluent) in\b", re.I),
      re.compile(r"\b(?:is|s|'s|has)\s+(?:(?:pretty|really|so|very|now|a bit|kinda)\s+)*"
                 r"(?P<v>(?:completely |totally |basically )?(?:rusty|gone|fluent))\b", re.I)),
+    # a skill forgotten ("forgot all my italian, only ciao left")
+    (("skill",), re.compile(r"\b(?P<v>forgot|forgotten)\b(?= (?:all |most |nearly all |almost all )?(?:of )?my\b)", re.I), None),
+    # a like gone sour ("went off sushi after that food poisoning", "pineapple on pizza is gross")
+    (("likes",), re.compile(r"\b(?P<v>went off|gone off|(?:fell|falling) out of love with)\b", re.I),
+     re.compile(r"\b(?:is|are|s|'s)\s+(?:now\s+|actually\s+|honestly\s+|just\s+)?(?P<v>gross|disgusting|overrated|dead to me)\b",
+                re.I)),
 )
 # a goal ended without naming it ("did it!!!", "goal achieved"): the one stored goal, or the
 # one a word of the message names
@@ -210,8 +217,10 @@ def _pursuits_meant(part: str, before: str, said: str, families: tuple[str, ...]
     """The stored pursuits of ``families`` a word of ``part`` names, when they are the
     pursuits of one person, the one ``before`` (the words before the ending) speaks of."""
     words = content_words(part) - content_words(said) - _PLAIN
+    # (a pursuit of plain words is named by all of them: "gave up running")
     named = [(s, k) for (s, k), v in current.items()
-             if k.split(":", 1)[0] in families and v and (condition_words(k, v) - _PLAIN) & words]
+             if k.split(":", 1)[0] in families and v and ((condition_words(k, v) - _PLAIN) & words
+                                                          or find_said(part, v) is not None)]
     others = {w for s, _ in current if s != "user" for w in _person_words(s)}
     named = [(s, k) for s, k in named if _ended_by(s, before, others) or _named_as(s, before, current)]
     return named if len({s for s, _ in named}) == 1 else []

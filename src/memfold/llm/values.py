@@ -246,7 +246,9 @@ STATUS_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), status) for pattern,
      "married"),
     (r"\b" + _WE + r"(?:'ve| have)? (?:just |finally |officially )?(?:tied the knot|eloped|got hitched)\b"
      r"|\bhusband and wife\b|(?:^\W*|[.!,;]\s*)(?:we did it\W+)?(?:just |finally |officially )?(?:tied the knot|got hitched)\b"
-     # "remarried last weekend!!", "i got remarried in june"
+     # "nikah was yesterday, officially married 💍": the speaker's own news, with no "we"
+    r"|(?:^\W*|[.!,;]\s*)(?:now |finally |so )?officially married\b(?! to\b)"
+    # "remarried last weekend!!", "i got remarried in june"
      r"|(?:^\W*|\b(?:i|we)(?:'ve| have)? )(?:just |finally |officially )?(?:got )?remarried\b"
      # "since i married Eli", "i married my best friend": the speaker's own wedding, past
      r"|\bi (?:just |finally )?married(?= my | (?-i:[A-Z])[a-z]+\b|$)",
