@@ -1911,3 +1911,17 @@ def test_stop_53_statements(text: str, facts: set[tuple[str, str, str]], absent:
 def test_look_alikes_of_stop_53_statements(text: str) -> None:
     found = {(subject, key) for _, subject, key, _ in _tagged(text)}
     assert not found & {("user", "partner"), ("user", "job"), ("user", "name")}
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("im emirati obviously lol", {("user", "nationality", "Emirati")}),
+    ("my ex husband Trevor still lives in the house in chaguanas", {("user", "family:ex_husband", "Trevor")}),
+    ("nobody makes it like my aunty Joycelyn", {("user", "family:aunt", "Joycelyn")}),
+    ("my main language at home is norwegian even tho i was born in manchester", {("user", "language", "Norwegian")}),
+])
+def test_more_stop_53_statements(text: str, facts: set[tuple[str, str, str]]) -> None:
+    assert facts <= {(subject, key, value) for _, subject, key, value in _tagged(text)}
+
+
+def test_an_ex_is_no_partner() -> None:
+    assert not any(key == "partner" for _, _, key, _ in _tagged("my ex husband Trevor still lives in chaguanas"))

@@ -147,7 +147,7 @@ _HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|serious
 # an emoji ends what was said ("cheese 😭 any cheeses that are low lactose")
 _EMOJI_ON = "\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F].*$"
 _STOP_VALUE = re.compile(
-    r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
+    r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|tho|even|although|as|if|obviously|literally|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
     r"on|with|w|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|held together|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
@@ -156,7 +156,7 @@ _STOP_VALUE = re.compile(
     r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
-    r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|although|as|if|obviously|literally|"
+    r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|tho|even (?:tho|though|if)|although|as|if|obviously|literally|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|"
     r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|for real|once and for all|"
@@ -183,6 +183,7 @@ _IS_RELIGION = re.compile(_RELIGION, re.IGNORECASE)
 # "my aunt is a Buddhist nun", "my wife is Brazilian": no name
 _DEMONYM_WORDS = frozenset(word for demonym in DEMONYMS.values() for word in demonym.split())
 _DEMONYMS_SAID = frozenset(DEMONYMS.values())  # whole demonyms, "south african"
+_DEMONYM_ALTS = "|".join(sorted(map(re.escape, _DEMONYMS_SAID), key=len, reverse=True))
 # one-word demonyms as a regex alternation, longest first ("south african" is read elsewhere)
 _ONE_WORD_DEMONYMS = "|".join(sorted({d for d in DEMONYMS.values() if " " not in d}, key=len, reverse=True))
 _CAPITAL_NAME = re.compile(
@@ -263,7 +264,8 @@ def _i_am_a_key(m: re.Match[str]) -> str | None:
 # "I'm not a nurse anymore" and "I'm a teacher these days" name a job
 _CLAUSE_END = re.compile(
     r"\s*(?:$|[,.!?;:)\-]|(?:and|but|so|who|which|because|since|from|at|in|with|for|and|"
-    r"now|too|though|anymore|any more|these days|nowadays|again)\b)", re.IGNORECASE)
+    r"now|too|though|tho|anymore|any more|these days|nowadays|again|obviously|lol|haha|lmao|tbh|ngl|btw|fyi|honestly)\b)",
+    re.IGNORECASE)
 _INTENSIFIERS = frozenset("so very really too pretty quite super such totally kind sort".split())
 _PREPOSITIONS = frozenset("of for at in with to on from by about".split())
 _VAGUE_NOUNS = frozenset("bit little lot mess wreck while couple few tad".split())
@@ -957,6 +959,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?<!up )(?<!surrender )(?<!surrendered )(?<!renounce )(?<!renounced )(?<!lose )(?<!lost )"
      r"\bmy (?:new )?(?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?) (?:citizenship|passport|naturali[sz]ation)\b",
      "nationality", 3.0),
+    # "im emirati obviously lol": a demonym said of oneself, in lower case, ending its clause
+    (r"\b(?:i'm|i am) (?:(?:proudly|proud|originally|also|fully) )?(?P<v>" + _DEMONYM_ALTS + r")"
+     r"(?=\s*$|\s*[,.!?;]| (?:obviously|lol|haha|tbh|btw|ngl|fyi|by birth|born and raised|through and through)\b)",
+     "nationality", 2.5),
     (r"\bi work (?:for|at) (?P<org>[^.,!?;]+?) as (?:an? )?" + _V, "job", 3.0),
     (r"\bi work (?:for|at) " + _V + r" as\b", "employer", 3.0),
     (r"\bi(?:'m| am) (?:employed|hired) by (?:the )?" + _V, "employer", 3.0),
@@ -1343,7 +1349,18 @@ def _named_relatives(sentence: str, speaker: str) -> list[Found]:
     return found
 
 
+# "my ex husband Trevor still lives in chaguanas": a former partner (not the partner now)
+_EX_PARTNER = re.compile(r"\bmy ex[- ]?(?P<rel>husband|wife|boyfriend|girlfriend|bf|gf|partner|fiance|fiancee)(?:,)? "
+                         r"(?P<v>(?-i:" + _CAP_NAME + r"))\b", re.IGNORECASE)
+
+
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
+    exes = [Found(speaker, f"family:ex_{canonical_relation(m['rel'].lower())}", m["v"], 3.0)
+            for m in _EX_PARTNER.finditer(sentence)]
+    return exes + _relations_said(sentence, speaker)
+
+
+def _relations_said(sentence: str, speaker: str) -> list[Found]:
     """'my sister Ana is a nurse' -> (Ana, job, nurse) + (speaker, family:sister, Ana)."""
     found = (_named_relatives(sentence, speaker) or _lowercase_relatives(sentence, speaker)
              or _lowercase_birthday(sentence, speaker))
