@@ -1925,3 +1925,15 @@ def test_more_stop_53_statements(text: str, facts: set[tuple[str, str, str]]) ->
 
 def test_an_ex_is_no_partner() -> None:
     assert not any(key == "partner" for _, _, key, _ in _tagged("my ex husband Trevor still lives in chaguanas"))
+
+
+@pytest.mark.parametrize(("text", "facts", "absent"), [
+    ("fav food is now matoke with g nut sauce, kampala converted me", {("user", "favorite:food", "matoke with g nut sauce")}, set()),
+    ("my favourite food is pizza with my kids on friday", {("user", "favorite:food", "pizza")}, set()),
+    ("we moved! up at stoke bruerne now, way quieter", {("user", "location", "Stoke Bruerne")},
+     {("user", "employer", "Stoke Bruerne")}),
+])
+def test_dishes_and_moves(text: str, facts: set[tuple[str, str, str]], absent: set[tuple[str, str, str]]) -> None:
+    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
+    assert facts <= found
+    assert not absent & found

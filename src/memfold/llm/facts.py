@@ -204,6 +204,11 @@ class Found:
 KeyFn = Callable[[re.Match[str]], str | None]
 
 
+# a dish keeps what it is served with ("waakye with shito", "matoke with g nut sauce")
+_DISH_KEYS = frozenset(f"favorite:{kind}" for kind in "food dish meal snack dessert breakfast lunch dinner drink".split())
+_SERVED_WITH = re.compile(r"^(?:now |currently )?[\w'-]+(?: [\w'-]+)? with (?!(?:my|our|his|her|their|the|a|an|friends|family)\b)", re.IGNORECASE)
+
+
 def _const(key: str) -> KeyFn:
     return lambda _m: key
 
@@ -743,8 +748,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bwe (?:both |all |really |absolutely |also )*(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V, _likes_key, 2.0),
     (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
      r"don't enjoy) " + _NOT_CLEFT + _V, "dislikes", 2.5),
-    (r"\bmy (?:all[- ]time )?favou?rite (?P<what>(?!(?:now|these|lately|currently|atm|rn|honestly|tbh)\b)[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
-     r" (?:is|are|has to be) " + _V,
+    # ("fav food is now matoke": the "my" dropped, the "now" no part of the value)
+    (r"(?:\bmy |^\W*)(?:all[- ]time )?favou?rite (?P<what>(?!(?:now|these|lately|currently|atm|rn|honestly|tbh)\b)[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
+     r" (?:is|are|has to be) (?:now |currently |still )?" + _V,
      _favorite_key, 3.0),
     # "i'm in a pottery class on tuesdays", "i take a salsa class": the class is a hobby
     (r"\b(?:i'm|i am|i) (?:now |also )?(?:in|taking|take|doing|do|joined|started) (?:an? |the |my )?"
@@ -1749,7 +1755,8 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             # "a BA in history": a degree keeps its subject (other values lose "in ...")
             # ... and a school year its school ("year 12 at Hillcrest High")
             value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
-                                or (key == "education" and bool(_AT_SCHOOL.search(raw))),
+                                or (key == "education" and bool(_AT_SCHOOL.search(raw)))
+                                or (key in _DISH_KEYS and bool(_SERVED_WITH.search(raw))),
                                 max_words=10 if key in ("education", "goal") else 6)  # "... at the University of X"
             if key == "team" and re.fullmatch(r"[\w'-]+ (?:and|&) [\w'-]+(?: [\w-]+)?", raw):
                 value = raw  # "the heritage and archives team": the team's whole name
@@ -3036,7 +3043,8 @@ def _named_ages(best: _Slots, text: str) -> _Slots:
 # "we moved!! reservoir now", "moved house, leith now": the move said, then where (across the
 # sentence break the "!!" makes)
 _MOVED_THEN_WHERE = re.compile(r"(?:^|[.!?,;]\s*|\b(?:we|i|we've|i've)\s+)(?:just |finally |officially )?moved"
-                               r"(?: (?:house|flat|home|again))?\s*[!.,]+\s*(?P<v>[a-z][\w'-]+(?: [a-z][\w'-]+)?) now\b",
+                               r"(?: (?:house|flat|home|again))?\s*[!.,]+\s*(?:(?:up|down|over|out) )?(?:(?:at|in|to) )?"
+                               r"(?P<v>[a-z][\w'-]+(?: [a-z][\w'-]+)?) now\b",
                                re.IGNORECASE)
 
 
@@ -3044,6 +3052,9 @@ def _moved_then_where(best: _Slots, text: str, speaker: str) -> _Slots:
     m = _MOVED_THEN_WHERE.search(text)
     if m and (speaker, "location") not in best and not _only_time_words(m["v"]) and m["v"].lower() not in _PLACE_ENDS:
         best[(speaker, "location")] = Found(speaker, "location", proper(m["v"]), 2.0)
+        employer = best.get((speaker, "employer"))
+        if employer and employer.value.lower() == m["v"].lower():  # ("we moved! up at stoke bruerne now": no workplace)
+            del best[(speaker, "employer")]
     return best
 
 
