@@ -1907,6 +1907,7 @@ def test_stop_53_statements(text: str, facts: set[tuple[str, str, str]], absent:
     "Tom proposed to Anna last night",
     "im an old hand at this",
     "dont call me Bob",
+    "i keep a tortoise, name is Kamekichi, he is 40 years old!",
 ])
 def test_look_alikes_of_stop_53_statements(text: str) -> None:
     found = {(subject, key) for _, subject, key, _ in _tagged(text)}

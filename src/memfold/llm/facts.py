@@ -575,8 +575,9 @@ psicologo veterinario cameriere cameriera
 """.split())
 
 _RULE_SPECS: list[_RuleSpec] = [
-    # ("i'm a trans woman, name is Yara", "my names Nakato": a clause opening "name is", an apostrophe dropped)
-    (r"(?:\b(?:my name is|my name's|my names(?! (?:are|were)\b)|i'm called|i am called|i go by)|(?:^\W*|[,;:] )name is)\s+"
+    # ("i'm a trans woman, name is Yara": after what the speaker is, not "i keep a tortoise, name is ...";
+    # "my names Nakato": the apostrophe dropped)
+    (r"(?:\b(?:my name is|my name's|my names(?! (?:are|were)\b)|i'm called|i am called|i go by)|^\W*(?:(?:i'm|i am)\b[^,;:.!?]{0,40}[,;:] )?name is)\s+"
      r"(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
      + _NAME_VALUE,
      "name", 3.0),
