@@ -1919,6 +1919,8 @@ def test_look_alikes_of_stop_53_statements(text: str) -> None:
     ("my ex husband Trevor still lives in the house in chaguanas", {("user", "family:ex_husband", "Trevor")}),
     ("nobody makes it like my aunty Joycelyn", {("user", "family:aunt", "Joycelyn")}),
     ("my main language at home is norwegian even tho i was born in manchester", {("user", "language", "Norwegian")}),
+    ("my wifes name is Gretchen, shes a cantor at the Thomaskirche",
+     {("Gretchen", "job", "cantor"), ("Gretchen", "employer", "Thomaskirche")}),
 ])
 def test_more_stop_53_statements(text: str, facts: set[tuple[str, str, str]]) -> None:
     assert facts <= {(subject, key, value) for _, subject, key, value in _tagged(text)}

@@ -2750,6 +2750,10 @@ _AFTER_NAME_DOES = re.compile(rf"(?: (?:is|s|'s) [\w'-]+(?: [\w'-]+)?,(?: and)? 
 _AFTER_NAME_WORKS_AS = re.compile(r"(?: (?:is|s|'s) [\w'-]+(?: [\w'-]+)?,)?(?:,? (?:and )?(?:she|he|they))?,? "
                                   r"(?:now |still |also )?works as (?:an? )?(?P<v>[\w-]+(?: [\w-]+){0,2}?)"
                                   r"(?= at\b| for\b| in\b| on\b|\s*[,.!;]|$)", re.IGNORECASE)
+# "my wifes name is Gretchen, shes a cantor at the Thomaskirche": what the named one is, said next
+_AFTER_NAME_IS_A = re.compile(r",? (?:and )?(?:she|he|they)(?:'s|s| is| are) (?:now |also |still )?an? "
+                              r"(?P<v>[a-z][\w-]+(?: [a-z][\w-]+)?)(?: (?:at|for) (?:the )?(?P<org>(?-i:[A-Z])[\w&'-]+(?: (?-i:[A-Z])[\w&'-]+){0,3}))?"
+                              r"(?=\s*(?:$|[,.!;?]|\s(?:and|but|so|in|on|lol|now)\b))", re.IGNORECASE)
 _AFTER_NAME_SUPPORTS = re.compile(rf",? (?:still |also )?{_NAMED_SUPPORTS}", re.IGNORECASE)
 _AFTER_NAME_EATS = re.compile(rf",? (?:still |also |basically |just )?{_EATS_ALL}", re.IGNORECASE)
 
@@ -2773,6 +2777,11 @@ def _jobs_they_do(best: dict[tuple[str, str], Found], text: str, speaker: str) -
             del best[(name, "job")]
         if said:
             best.setdefault((name, "job"), Found(name, "job", said["v"], 2.2))
+        elif (is_a := _said_after_name(name, _AFTER_NAME_IS_A, spelled)) and _names_a_job(is_a["v"].lower().split()) \
+                and is_a["v"].split()[-1].lower() not in ("student", "pupil"):  # (a student's school is education)
+            best.setdefault((name, "job"), Found(name, "job", is_a["v"], 2.2))
+            if is_a["org"]:
+                best.setdefault((name, "employer"), Found(name, "employer", is_a["org"], 2.2))
         team = _said_after_name(name, _AFTER_NAME_SUPPORTS, spelled)
         if team:  # "my best mate connor supports celtic"
             key = fact_key("likes", team["team"])
