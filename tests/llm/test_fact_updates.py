@@ -1211,3 +1211,15 @@ def test_stop_53_changes(tmp_path, before: str, after: str, key: str, now: str) 
 
 def test_a_pizza_called_gross_is_no_like_given_up(tmp_path) -> None:
     assert _profile_after(tmp_path, ["i love pizza", "the pizza at that place is gross"]).get(("user", "likes:pizza")) == "pizza"
+
+
+def test_an_unnamed_relative_who_eats_everything_then_goes_vegan(tmp_path) -> None:
+    profile = _profile_after(tmp_path, ["we're vegan in this house except my husband who eats literally everything",
+                                        "hubby went vegan after some documentary, pls give me vegan dinner ideas"])
+    assert profile.get(("user's husband", "diet")) == "vegan"
+
+
+def test_an_unnamed_relative_who_eats_everything_is_stored_grounded(tmp_path) -> None:
+    profile = _profile_after(tmp_path, ["we're vegan in this house except my husband who eats literally everything"])
+    assert profile.get(("user's husband", "diet")) == "omnivore"
+    assert profile.get(("user", "diet")) == "vegan"

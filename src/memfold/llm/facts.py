@@ -1361,10 +1361,18 @@ _EX_PARTNER = re.compile(r"\bmy ex[- ]?(?P<rel>husband|wife|boyfriend|girlfriend
                          r"(?P<v>(?-i:" + _CAP_NAME + r"))\b", re.IGNORECASE)
 
 
+# "we're vegan except my husband who eats literally everything": an unnamed relative's diet
+_RELATIVE_EATS_ALL = re.compile(r"\bmy (?P<rel>husband|wife|partner|hubby|boyfriend|girlfriend|bf|gf|dad|mom|mum|son|daughter|"
+                                r"brother|sister)(?: who|,)? (?:still |also |basically |just )?(?P<v>eats (?:literally |basically )?"
+                                r"(?:everything|anything|meat|whatever))\b", re.IGNORECASE)
+
+
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
     exes = [Found(speaker, f"family:ex_{canonical_relation(m['rel'].lower())}", m["v"], 3.0)
             for m in _EX_PARTNER.finditer(sentence)]
-    return exes + _relations_said(sentence, speaker)
+    eaters = [Found(f"{speaker}'s {canonical_relation(m['rel'].lower())}", "diet", m["v"], 2.5)  # (normalised later)
+              for m in _RELATIVE_EATS_ALL.finditer(sentence)]
+    return exes + eaters + _relations_said(sentence, speaker)
 
 
 def _relations_said(sentence: str, speaker: str) -> list[Found]:
