@@ -205,8 +205,9 @@ KeyFn = Callable[[re.Match[str]], str | None]
 
 
 # a dish keeps what it is served with ("waakye with shito", "matoke with g nut sauce")
-_DISH_KEYS = frozenset(f"favorite:{kind}" for kind in "food dish meal snack dessert breakfast lunch dinner drink".split())
-_SERVED_WITH = re.compile(r"^(?:now |currently )?[\w'-]+(?: [\w'-]+)? with (?!(?:my|our|his|her|their|the|a|an|friends|family)\b)", re.IGNORECASE)
+_DISH_KEYS = frozenset(f"favorite:{kind}" for kind in "food dish meal snack dessert breakfast lunch dinner drink "
+                       "coffee tea".split())
+_SERVED_WITH = re.compile(r"^(?:now |currently )?[\w'-]+(?: [\w'-]+)? (?:with|w) (?!(?:my|our|his|her|their|the|a|an|friends|family)\b)", re.IGNORECASE)
 
 
 def _const(key: str) -> KeyFn:
