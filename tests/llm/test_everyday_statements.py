@@ -1933,6 +1933,11 @@ def test_an_ex_is_no_partner() -> None:
 @pytest.mark.parametrize(("text", "facts", "absent"), [
     ("fav food is now matoke with g nut sauce, kampala converted me", {("user", "favorite:food", "matoke with g nut sauce")}, set()),
     ("my favourite food is pizza with my kids on friday", {("user", "favorite:food", "pizza")}, set()),
+    ("fav comfort food is mac and cheese, no contest", {("user", "favorite:comfort_food", "mac and cheese")}, set()),
+    ("fav drink is a matcha latte w oat milk", {("user", "favorite:drink", "matcha latte w oat milk")}, set()),
+    ("im a dj on weekends, mostly amapiano", {("user", "hobby:dj", "dj")}, {("user", "job", "dj")}),
+    ("I have celiac disease so everything must be gluten free, even the soy sauce", {("user", "diet", "gluten-free")}, set()),
+    ("I am member of the Ahmadiyya community and I live in Frankfurt", {("user", "religion", "Ahmadiyya")}, set()),
     ("we moved! up at stoke bruerne now, way quieter", {("user", "location", "Stoke Bruerne")},
      {("user", "employer", "Stoke Bruerne")}),
 ])

@@ -33,7 +33,7 @@ from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS,
 from memfold.llm.templates import TemplateSet, packaged_templates
 from memfold.llm.values import BUSINESSES, DATE_FORMS, HOW_MANY, VEHICLES, DEMONYMS, DEPARTMENT, HOBBY_AGENTS, STUDY_FIELD, gerund
 from memfold.llm.values import RELIGION_NOUNS, content_words
-from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value
+from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value, food_eaten_again
 from memfold.llm.values import birthday as birthday_value
 from memfold.llm.values import (
     REGIONS, normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
@@ -153,14 +153,14 @@ _STOP_VALUE = re.compile(
     r"recently|a few|a couple|held together|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|"
-    r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|for (?:work|good|now|school|uni|"
+    r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|hands down|no contest|for (?:work|good|now|school|uni|"
     r"the (?:summer|winter|year))|yeah|btw|tbh|ngl|" + _HEDGE + r")\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _STOP_CLAUSE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|tho|even (?:tho|though|if)|although|as|if|obviously|literally|"
     r"with (?:my|our|his|her|their)|last|next|this|yesterday|today|tonight|tomorrow|ago|"
     r"earlier|recently|right now|these days|now|too|as well|anymore|any more|again|lol|haha|"
     r"(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|for real|once and for all|"
-    r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|" + _HEDGE + r")"
+    r"(?:don't|dont|do not) (?:judge|laugh|ask|tell|@|at me)|hands down|no contest|" + _HEDGE + r")"
     r"\b.*$|\s+[-\u2013\u2014]\s.*$|" + _EMOJI_ON, re.IGNORECASE)
 _PHRASE_KEYS = frozenset({"likes", "hobby", "dislikes", "goal", "preference"})
 _DEGREE_IN = re.compile(r"(?:phd|ph\.d\.|master'?s|mba|bachelor'?s|ba|bs|bsc|msc|ma|ms|degree)(?: degree)? in\b",
@@ -205,9 +205,15 @@ KeyFn = Callable[[re.Match[str]], str | None]
 
 
 # a dish keeps what it is served with ("waakye with shito", "matoke with g nut sauce")
-_DISH_KEYS = frozenset(f"favorite:{kind}" for kind in "food dish meal snack dessert breakfast lunch dinner drink "
-                       "coffee tea".split())
+# ... and a dish of two things is both ("mac and cheese, no contest", "fish n chips")
+_DISH_AND = re.compile(r"^(?:now |currently )?(?P<v>[\w'-]+(?: [\w'-]+)? (?:and|n|&) [\w'-]+)(?=\s*(?:$|[,.!;]))", re.IGNORECASE)
+_DISH_KINDS = frozenset("food dish meal snack dessert breakfast lunch dinner drink coffee tea pizza sandwich cake "
+                        "cocktail".split())
 _SERVED_WITH = re.compile(r"^(?:now |currently )?[\w'-]+(?: [\w'-]+)? (?:with|w) (?!(?:my|our|his|her|their|the|a|an|friends|family)\b)", re.IGNORECASE)
+
+
+def _is_dish_key(key: str) -> bool:
+    return key.startswith("favorite:") and key.rsplit("_", 1)[-1].split(":")[-1] in _DISH_KINDS
 
 
 def _const(key: str) -> KeyFn:
@@ -1766,8 +1772,10 @@ def _rule_facts(sentence: str, speaker: str, negated: bool) -> list[Found]:
             # ... and a school year its school ("year 12 at Hillcrest High")
             value = clean_value(raw, phrase=key.partition(":")[0] in _PHRASE_KEYS or bool(_DEGREE_IN.match(raw))
                                 or (key == "education" and bool(_AT_SCHOOL.search(raw)))
-                                or (key in _DISH_KEYS and bool(_SERVED_WITH.search(raw))),
+                                or (_is_dish_key(key) and bool(_SERVED_WITH.search(raw))),
                                 max_words=10 if key in ("education", "goal") else 6)  # "... at the University of X"
+            if _is_dish_key(key) and (dish := _DISH_AND.match(raw)):
+                value = dish["v"]
             if key == "team" and re.fullmatch(r"[\w'-]+ (?:and|&) [\w'-]+(?: [\w-]+)?", raw):
                 value = raw  # "the heritage and archives team": the team's whole name
             if not value:
@@ -3760,20 +3768,22 @@ def _food_eaten_as_diet(sentence: str, fact: Found) -> bool:
         return False
     if _folded(fact.value) in RESTRICTED_DIETS and said_after(_DIET_DROPPED, sentence, fact.value):
         return True
-    if _folded(fact.value) in _LEFT_OUT_FOODS and diet_value(sentence) == "omnivore":
+    if _folded(fact.value) in _LEFT_OUT_FOODS and food_eaten_again(sentence):
         return True  # "so i eat gluten again": the food is back, not left out
     return diet_value(fact.value) is None and "veg" not in fact.value.lower() and said_after(_EATEN, sentence, fact.value)
 
 
-# the words a religion is named by: a tagged "religion" none of whose words is one is a misread
-# ("Lena is a luthier": the tagger's letters look like "lutheran")
+# the words a religion is named by: a tagged "religion" none of whose words is one, that reads
+# like a job, is a misread ("Lena is a luthier": the tagger's letters look like "lutheran")
 _RELIGION_WORDS = frozenset(_RELIGION.replace("|", " ").split()) | frozenset(
     "church religious spiritual jew muslim coptic sufi druze ismaili parsi bahai santeria santería rasta wicca "
     "adventist witness mennonite amish orthodox hindu islam judaism christianity buddhism hinduism sikhism".split())
 
 
 def _no_religion(fact: Found) -> bool:
-    return fact.key == "religion" and not set(re.findall(r"[\w'-]+", fact.value.lower())) & _RELIGION_WORDS
+    words = re.findall(r"[\w'-]+", fact.value.lower())
+    return (fact.key == "religion" and bool(words) and not set(words) & _RELIGION_WORDS
+            and (words[-1] in _JOBS or bool(_JOB_SUFFIX.search(words[-1]))))
 
 
 def _said_as_if(sentence: str, fact: Found) -> bool:
@@ -3802,11 +3812,13 @@ def _with_learned(found: list[Found], learned: list[Found], sentence: str = "") 
     Court": the job's "court" is not the employer's)."""
     negated = {w for item in found if item.negated for w in item.value.lower().split()}
     specific = [item for item in found if item.negated or item.weight >= SPECIFIC_RULE]
-    # ("falconer now": a job the rules read is no pastime the tagger reads in its words)
+    # ("falconer now": a job the rules read, an agent noun, is no pastime the tagger reads in its
+    # words; "a dj on weekends" may be either)
     jobs = {item.value.lower() for item in found if item.key == "job"}
     learned = [item for item in learned if not _overlaps(item, specific, sentence) and not set(
         item.value.lower().split()) & negated and not (item.key.split(":", 1)[0] in ("hobby", "likes", "trait")
-                                                       and item.value.lower() in jobs)]
+                                                       and item.value.lower() in jobs
+                                                       and _JOB_SUFFIX.search(item.value.lower()))]
     return learned + [item for item in found if item in specific or not _overlaps(item, learned)]
 
 

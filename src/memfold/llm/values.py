@@ -184,6 +184,13 @@ _FOOD_BACK = re.compile(r"\b(?:(?:eat|eating|eats|having)(?: \w+)? (?:gluten|whe
                         r"(?:went |going |gone |am |im )?back (?:to|on) (?:eating )?(?:gluten|wheat|dairy|lactose))\b")
 
 
+def food_eaten_again(text: str) -> bool:
+    """"so i eat gluten again", "went back to gluten": a food a diet left out is eaten again."""
+    low = " ".join(re.findall(r"[a-z-]+", text.lower()))
+    back = _FOOD_BACK.search(low)
+    return back is not None and not _MEAT_DENIALS & set(low[:back.start()].split()[-2:])
+
+
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
     if _meat_eaten(low):
@@ -193,8 +200,7 @@ def diet(raw: str) -> str | None:
         return "pescatarian"
     if _DIET_GIVEN_UP.search(low):
         return "omnivore"
-    back = _FOOD_BACK.search(low)
-    if back and not _MEAT_DENIALS & set(low[:back.start()].split()[-2:]):
+    if food_eaten_again(low):
         return "omnivore"
     for said, value in _DIETS_LONGEST_FIRST:
         if said.search(low):
