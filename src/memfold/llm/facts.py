@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memfold.llm.cues import GREETING_WORDS, SELF_INTRODUCTION, WERE_ASKS, content_sentences, is_content_sentence, statements_in_questions
+from memfold.llm.cues import GREETING_WORDS, SELF_INTRODUCTION, WERE_ASKS, content_sentences, statements_in_questions
 from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
@@ -1369,9 +1369,10 @@ _EX_PARTNER = re.compile(r"\bmy ex[- ]?(?P<rel>husband|wife|boyfriend|girlfriend
 
 
 # "we're vegan except my husband who eats literally everything": an unnamed relative's diet
+# (what someone who keeps no diet "eats"; the lead words a relative's or a named person's diet shares)
+_EATS_ALL = r"(?:still |also |basically |just )?(?P<v>eats (?:literally |basically )?(?:everything|anything|meat|whatever))\b"
 _RELATIVE_EATS_ALL = re.compile(r"\bmy (?P<rel>husband|wife|partner|hubby|boyfriend|girlfriend|bf|gf|dad|mom|mum|son|daughter|"
-                                r"brother|sister)(?: who|,)? (?:still |also |basically |just )?(?P<v>eats (?:literally |basically )?"
-                                r"(?:everything|anything|meat|whatever))\b", re.IGNORECASE)
+                                r"brother|sister)(?: who|,)? " + _EATS_ALL, re.IGNORECASE)
 
 
 def _relation_facts(sentence: str, speaker: str) -> list[Found]:
@@ -1441,7 +1442,7 @@ def _read_as_theirs(m: re.Match[str], relative: str) -> list[Found]:
             and item.key.split(":", 1)[0] not in ("fact", "trait", "family", "child", "partner")]
 
 
-_NAME = r"(?P<name>[A-Z\u00c0-\u00de][^\W\d_]+)"
+_PET_NAME = r"(?P<name>[A-Z\u00c0-\u00de][^\W\d_]+)"
 # the breeds the key vocabulary knows (``PET_CANON``) but words that are more often something
 # else ("my lab partner", "a persian rug", "boxer shorts")
 _AMBIGUOUS_BREEDS = frozenset("lab coon boxer pointer setter cavalier doodle persian bengal siamese maltese "
@@ -1459,13 +1460,13 @@ _PET_RULES = (
     re.compile(r"(?:\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )|"
                r"^(?i:(?:just |finally )?(?:got|adopted) ))(?i:"
                r"(?:an? |one |a pet |a new )?)"
-               + _SPECIES + r"(?: (?i:x|cross|mix))?(?:,? (?i:named|called) |, )" + _NAME  # "a kelpie x named Dusty"
+               + _SPECIES + r"(?: (?i:x|cross|mix))?(?:,? (?i:named|called) |, )" + _PET_NAME  # "a kelpie x named Dusty"
                + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|"
                r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40})|"
                r",? (?P<age>\d{1,2}) ?(?i:yrs?|years?|y/?o)(?i: old)?\b)?"),
     # "my dog Biscuit is a golden retriever", "my dog's name is Max", "our cat, Luna, ..."
     re.compile(r"\b(?i:my|our) " + _SPECIES + r"(?i:'s name is| is named| is called|,)? "
-               + _NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
+               + _PET_NAME + r"\b(?:,? (?i:is|'s) (?i:an? )?(?P<desc>[^.,!?;:()]{3,40}))?"),
     # "our new kitten is called bao": a name said lower case after "called" / "named"
     re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r"(?i:'s name is| is named| is called| named|"
                r" called) (?P<name>(?!(?i:the|a|an|after|by|that|this|something|what|like|so|and)\b)[^\W\d_]{2,}"
@@ -1478,15 +1479,15 @@ _PET_RULES = (
                r"(?!(?i:[^.!?]*\band (?:an? |one )?[\w-]+ (?:named|called)\b))"),
     # "my pup is Luna", "our bunny is Clover.": a capitalised name alone after "is" (not "my
     # cat is Siamese": a demonym or breed is no name)
-    re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r" (?i:is|'s) " + _NAME
+    re.compile(r"\b(?i:my|our) (?i:new |little |baby )?" + _SPECIES + r" (?i:is|'s) " + _PET_NAME
                + r"(?=\s*(?:$|[.!,;]|\s(?i:and|but|lol|haha|btw)\b))"),
     # "our lab Duke is 12", "my persian Mitten, ...": a breed that is more often something else,
     # before a capitalised name and "is" or a comma (not "my lab partner")
-    re.compile(r"\b(?i:my|our) (?P<species>(?i:" + "|".join(sorted(_AMBIGUOUS_BREEDS)) + r")) " + _NAME
+    re.compile(r"\b(?i:my|our) (?P<species>(?i:" + "|".join(sorted(_AMBIGUOUS_BREEDS)) + r")) " + _PET_NAME
                + r"(?=,| (?i:is|was|has|'s)\b)"),
     # "I have two cats, Miso and Tofu"
     re.compile(r"\b(?i:(?:i|we)(?: have|'ve got| have got| own) (?:two|three|2|3) )" + _SPECIES
-               + r",? (?i:named |called )?" + _NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
+               + r",? (?i:named |called )?" + _PET_NAME + r" and (?P<name2>[A-Z][^\W\d_]+)"),
 )
 _NOT_PET_NAMES = frozenset("I He She They It We And But So The Is".split())
 # "my pug otis snores", "my cockapoo teddy, hes so fluffy": a pet named in lowercase, the name
@@ -2592,7 +2593,8 @@ _NOT_PART_OF_A_PLACE = _PLACE_ENDS | frozenset(DEMONYMS) | frozenset(DEMONYMS.va
     "september october november december".split())
 
 
-_PLACE_WORD_LEAD = re.compile(r"\b(?:to|in|from|near) ")
+_PLACE_WORDS_BEFORE = r"\b(?:to|in|from|near) "
+_PLACE_WORD_LEAD = re.compile(_PLACE_WORDS_BEFORE)
 
 
 def _titled_place_word(value: str, text: str) -> str:
@@ -2607,7 +2609,7 @@ def _titled_place_word(value: str, text: str) -> str:
 
 
 # (a clause's opening: "got the keys!! amsterdam noord now")
-_PLACE_LEAD = re.compile(r"\b(?:to|in|from|near) |(?:^|[.!?,;])\W*")
+_PLACE_LEAD = re.compile(_PLACE_WORDS_BEFORE + r"|(?:^|[.!?,;])\W*")
 
 
 def _whole_place(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
@@ -2697,7 +2699,6 @@ _DOES_FOR_A_LIVING = (r"(?:now |still |also |basically |just |like )?(?P<v>teach
                       r"(?:little |small |tiny )?(?:" + BUSINESSES + r")s?"
                       r"|drives (?:an? )?" + VEHICLES + r"(?! to\b)"
                       r"|teaches(?= (?:at|in) (?:a |an |the )?(?:[\w-]+ ){0,2}(?:school|college|uni|university|academy)\b))\b")
-_EATS_ALL = r"(?P<v>eats (?:everything|anything|meat|literally everything|whatever))\b"
 _MY_RELATIVE_DOES = re.compile(r"\bmy (?P<rel>[a-z][\w-]*) " + _DOES_FOR_A_LIVING, re.IGNORECASE)
 
 
@@ -2772,7 +2773,7 @@ _AFTER_NAME_IS_A = re.compile(r",? (?:and )?(?:she|he|they)(?:'s|s| is| are) (?:
                               r"(?P<v>[a-z][\w-]+(?: [a-z][\w-]+)?)(?: (?:at|for) (?:the )?(?P<org>(?-i:[A-Z])[\w&'-]+(?: (?-i:[A-Z])[\w&'-]+){0,3}))?"
                               r"(?=\s*(?:$|[,.!;?]|\s(?:and|but|so|in|on|lol|now)\b))", re.IGNORECASE)
 _AFTER_NAME_SUPPORTS = re.compile(rf",? (?:still |also )?{_NAMED_SUPPORTS}", re.IGNORECASE)
-_AFTER_NAME_EATS = re.compile(rf",? (?:still |also |basically |just )?{_EATS_ALL}", re.IGNORECASE)
+_AFTER_NAME_EATS = re.compile(rf",? {_EATS_ALL}", re.IGNORECASE)
 
 
 def _said_after_name(name: str, tail: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -3031,18 +3032,18 @@ _NAMED_AGE = re.compile(r"\b(?P<name>(?!(?:It|This|That|There|Here|He|She|They|W
 
 
 # "my twins Hugo and Maëlle are 3", "the twins Amine and Aya, 11 yrs": one age for two names
-_NAME = (r"(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now|And|But|Jan|January|Feb|February|"
+_CHILD_NAME = (r"(?!(?:It|This|That|There|Here|He|She|They|What|Who|Which|The|Mine|Today|Now|And|But|Jan|January|Feb|February|"
          r"Mar|March|Apr|April|May|Jun|June|Jul|July|Aug|August|Sep|Sept|September|Oct|October|Nov|November|Dec|December|"
          r"Year|Grade|Class|Level|Room|Page|Week|Day|Chapter|Season|Episode|Floor|Gate|Platform|Flat|No)\b)"
          + _CAP_NAME)
-_PAIR_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: are| r|,) (?:both |now |only )?(?P<age>\d{{1,2}})"
+_PAIR_AGE = re.compile(rf"\b(?P<name>{_CHILD_NAME}) (?:and|&) (?P<name2>{_CHILD_NAME})(?: are| r|,) (?:both |now |only )?(?P<age>\d{{1,2}})"
                        r"(?!\s*(?:%|kg|km|cm|lbs?|am|pm|:|\.\d|min|hours?|days?|weeks?|months?|th\b|st\b|nd\b|rd\b))\b")
 # "my kids are Mason 10 and Brooke 7": each name with its age after it, two or more
-_NAME_THEN_AGE = re.compile(rf"\b(?P<name>{_NAME}) (?P<age>\d{{1,2}})(?=\s*(?:,|and\b|&|\)|$))")
+_NAME_THEN_AGE = re.compile(rf"\b(?P<name>{_CHILD_NAME}) (?P<age>\d{{1,2}})(?=\s*(?:,|and\b|&|\)|$))")
 
 
 # "two boys, Ryo and Kenta, 8 and 11": two names, then their ages in the same order
-_PAIR_AGES = re.compile(rf"\b(?P<name>{_NAME}) (?:and|&) (?P<name2>{_NAME})(?: are| r|,) (?:now )?(?P<age>\d{{1,2}})"
+_PAIR_AGES = re.compile(rf"\b(?P<name>{_CHILD_NAME}) (?:and|&) (?P<name2>{_CHILD_NAME})(?: are| r|,) (?:now )?(?P<age>\d{{1,2}})"
                         r"(?: and|,| &) (?P<age2>\d{1,2})\b(?!\s*(?:%|kg|km|cm|lbs?|am|pm|:|\.\d|min|hours?|days?|weeks?|months?))")
 
 
