@@ -1945,3 +1945,42 @@ def test_dishes_and_moves(text: str, facts: set[tuple[str, str, str]], absent: s
     found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
     assert facts <= found
     assert not absent & found
+
+
+@pytest.mark.parametrize(("text", "facts", "absent"), [
+    ("im in 3rd year of BA history at Leeds University and i work weekends",
+     {("user", "education", "3rd year of BA history at Leeds University")}, set()),
+    ("im in 2nd year law at cork uni, exams soon", {("user", "education", "2nd Year Law at Cork Uni")}, set()),
+    ("im a zookeeper at the chester zoo, love it", {("user", "employer", "Chester Zoo")}, set()),
+    ("fitter at harland shipyard for 20 years", {("user", "employer", "Harland Shipyard")}, set()),
+    ("i work at booking.com in amsterdam", {("user", "employer", "Booking.com")}, set()),
+    ("pure veg, no eggs either", {("user", "diet", "vegetarian")}, set()),
+    ("back on meat after years of being vegan", {("user", "diet", "omnivore")}, set()),
+    ("im rasta and proud", {("user", "religion", "Rasta")}, {("user", "name", "Rasta")}),
+    ("my dad is from jamaica", {("user's dad", "hometown", "Jamaica")}, {("user", "family:dad", "From Jamaica")}),
+    ("my mum is from suriname", {("user's mom", "hometown", "Suriname")}, set()),
+    ("i grew up on jollof and plantain", set(), {("user", "hometown", "Jollof")}),
+    ("born on new years day 1991, worst birthday ever", {("user", "birthday", "January 1 1991")}, set()),
+    ("dodgy knees from rugby so no running plans", {("user", "health:dodgy_knees", "dodgy knees")}, set()),
+    ("goal is to get my PADI divemaster by spring", {("user", "goal:get_padi_divemaster", "get PADI divemaster")}, set()),
+    ("my husband tomas is a crane operator at the port", {("Tomas", "job", "crane operator")}, set()),
+    ("im lucia de souza, nice to meet you", {("user", "name", "Lucia de Souza")}, set()),
+    ("im forty-two, not old", {("user", "age", "42")}, set()),
+    ("Franco-Italian, raised in Lyon.", {("user", "hometown", "Lyon")}, set()),
+    ("switched teams, im with the payments people now", {("user", "team", "payments people")}, set()),
+])
+def test_stop_54_statements(text: str, facts: set[tuple[str, str, str]], absent: set[tuple[str, str, str]]) -> None:
+    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
+    assert facts <= found
+    assert not absent & found
+
+
+def test_languages_spoken_poorly_or_around_are_no_skills() -> None:
+    found = {(key, value) for _, _, key, value in _tagged("greek is my mother tongue, french is meh, german even worse")}
+    assert ("language", "Greek") in found
+    assert not any(key.startswith("skill:") for key, _ in found)
+
+
+def test_what_one_can_do_once_a_goal_is_met_is_no_skill() -> None:
+    found = _tagged("goal is to pass my theory test, then i can drive the van")
+    assert not any(key.startswith("skill:") for _, _, key, _ in found)

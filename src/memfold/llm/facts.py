@@ -85,7 +85,7 @@ _PARENT = frozenset(
     "mom mother dad father parent mum grandma grandmother grandpa grandfather".split())
 # lactose intolerance is a health condition (health:lactose_intolerance), not a diet: it
 # goes with any diet ("vegetarian and lactose intolerant")
-_DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|keto|paleo|gluten[- ]free|"
+_DIETS = ("vegetarian|vegan|pescatarian|pescetarian|veggie|pure veg|keto|paleo|gluten[- ]free|"
           "dairy[- ]free|lactose[- ]free|kosher|halal|plant[- ]based|plants only")
 _RELIGION_NOUN = "|".join(RELIGION_NOUNS)  # "converted to islam"
 _IDENTITY = ("transgender(?: woman| man| boy| girl)?|trans(?: woman| man| boy| girl| masc| femme)?|gay|lesbian|bisexual|queer|"
@@ -94,7 +94,7 @@ _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|m
              "protestant|anglican|methodist|baptist|lutheran|presbyterian|evangelical|pentecostal|"
              "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
              "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
-             "rastafarian|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious")
+             "rastafarian|rasta|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious")
 # body parts an injury is said of ("tore my acl", "broke my collarbone"); anatomy, no more
 _BODY_PARTS = ("ankles?|wrists?|arms?|legs?|hands?|fingers?|toes?|knees?|hips?|shoulders?|elbows?|back|neck|ribs?|"
                "collarbone|nose|foot|feet|jaw|hamstrings?|acl|mcl|pcl|meniscus|achilles|calf|calves|thigh|groin|"
@@ -149,7 +149,7 @@ _EMOJI_ON = "\\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F].*$"
 _STOP_VALUE = re.compile(
     r"\s+(?:and|but|because|bc|cuz|coz|so+|since|which|who|when|where|while|though|tho|even|although|as|if|obviously|literally|"
     r"at(?! home (?:dad|mum|mom|parent|mother|father)\b)|in|"
-    r"on|with|w|from|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
+    r"on|with|w|from|out of|to help|to make|last|next|this|yesterday|today|tonight|tomorrow|ago|earlier|"
     r"recently|a few|a couple|held together|(?:its|it's|it is) (?:a|an|so|the|just|literally|honestly)|"
     r"for (?:a|about|over|almost|nearly|the past|\d+|her|him|them|us|his|my|our|their)|right now|rn|atm|these days|now|too|as well|"
     r"anymore|any more|again|lol|haha|instead of|rather than|not|of all things|"
@@ -531,7 +531,9 @@ _SUPPORTED = (r"(?!(?:you|him|her|them|it|that|this|these|those|my|our|your|his|
               r"each|both|all|any|myself|us|what|whatever|whoever|remote|free)\b)[\w'&.-]+(?: [\w'&.-]+){0,2}?"
               r"(?=\s*(?:[.,!;?]|$)|\s(?:now|fc|since|and|but|lol|dont|don't|through|these|til|till|win|all|from)\b)")
 _HAVE = r"\b(?:i|we)(?: have|'ve got| have got| own) "
-_NAME_VALUE = r"(?P<v>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)"
+# a surname may follow its particle ("Emma de Vries", "Ana da Silva", "Jan van der Berg")
+_NAME_VALUE = (r"(?P<v>[A-Za-z][\w'-]*(?:(?: (?:de|da|do|dos|das|di|du|del|della|van|von|le|la|bin|binti|al|el|ter|ten)"
+               r"(?: der| den| la| los| de)?)? [A-Z][\w'-]*)?)")
 _RuleSpec = tuple[str, str | KeyFn, float]
 # "Mia's birthday party is on June 4": the party's date, maybe not the birthday
 _BIRTHDAY_EVENT = r"(?:party|parties|dinner|drinks|gift|present|bash|celebration|plans|cake|lunch|trip|weekend)\b"
@@ -602,8 +604,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^\W*|\()(?P<v>\d{2}) ?(?-i:[fmFM])(?=\)|,|\s*$| here\b)", "age", 2.5),
     (_I_AM + r"(?P<v>\d{1,3}|" + _AGE_WORDS + r")\s*(?:years? old)?(?: (?:btw|lol|haha|now|already|today|tbh))*[.!]*$",
      "age", 2.5),
+    # "im thirty-eight, too old for tiktok": an age in words, then the clause goes on
+    (_I_AM + r"(?P<v>" + _AGE_WORDS + r")(?=\s*[,;]|\s+(?:and|so|but|now|already)\b)", "age", 2.5),
     (r"\bmy birthday(?!\s+" + _BIRTHDAY_EVENT + r")(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
-    (r"\bi was born on " + _V, "birthday", 3.0),
+    (r"(?:\bi was |^\W*)born on " + _V, "birthday", 3.0),
     (r"\bmy (?:date of birth|dob|d\.o\.b\.?) is (?:on )?" + _V, "birthday", 3.0),
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w&-]+(?: [\w&-]+)?) "
@@ -649,7 +653,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:^\W*|[.!,;]\s*|\b(?:my|our) )new (?:apartment|flat|place|house|home|condo|digs) (?:is )?(?:in|near) "
      r"(?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?|[a-z][\w'-]+(?= (?:is|has|was)\b))", "location", 2.5),
     (_I_AM + r"(?:originally )?from " + _V, "hometown", 3.0),
-    (r"\bi (?:grew up|was raised) (?:in|on|near|by|outside) (?:an? |the )?" + _V, "hometown", 3.0),
+    # ("on" with an article or a capital: "on a farm", "on Skye"; "grew up on roti" is what was eaten)
+    (r"\bi (?:grew up|was raised) (?:(?:in|near|by|outside) (?:an? |the )?|on (?:an? |the |(?=(?-i:[A-Z]))))" + _V, "hometown", 3.0),
     (r"\bi (?:work|am working|'m working) as (?:an? )?" + _V, "job", 3.0),
     (r"(?:^|(?<=[\s,;.!?]))" + _FOREIGN_I_AM + r"(?P<v>(?:" + _FOREIGN_JOBS + r"))(?!\w)", "job", 3.0),
     (r"(?:^|(?<=[\s,;.!?]))" + _FOREIGN_NAME_FRAME + r"\s+" + _FOREIGN_NAME_VALUE, "name", 3.0),
@@ -736,6 +741,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i(?:'ve| have)? |ive )?(?:converted|converting|reverted) to (?P<v>" + _RELIGION + "|" + _RELIGION_NOUN
      + r")\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
+    # "bad knees from years of kneeling", "dodgy back so no heavy lifting": the subject dropped
+    (r"^\W*(?:(?:got|have) )?(?P<v>(?:bad|dodgy|weak|stiff|wonky|arthritic) (?:knees?|back|hips?|shoulders?|ankles?|neck|wrists?))"
+     r"(?= from\b| since\b| so\b|\s*[,.!;(]|$)", "health", 2.5),
     # "my gout is flaring up again", "got gout flarin up", "hayfever is wrecking me": a known
     # condition of the speaker's acting up
     (r"(?:\bmy |^\W*(?:(?:got|have|having) (?:my )?)?)(?P<v>" + _HEALTH.replace("a bad ", "bad ") + r") (?:is |s |'s |has been )?"
@@ -922,10 +930,17 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?:\d+|a|an|two|three|four|five|six|ten|many|several) |all the way\b)", "diet", 2.5),
     (r"\bi(?: am|'m| started| can| will)? (?:back to |going back to )?(?P<v>(?:eat|eating) (?:pretty much |basically |just about )?"
      r"(?:meat|chicken|beef|pork|everything|anything)(?: \w+)?)(?: again)?\b", "diet", 2.5),
+    # "back on meat after 5 yrs veggie": meat eaten again (an omnivore)
+    (r"(?:^\W*|\bi(?:'m| am)? )(?:now |finally )?back (?:on|to) (?:eating )?(?P<v>meat)\b", "diet", 2.5),
     # "I'm in year 12", "she's in 5th grade" (a relative's statement is read as "I'm ...")
-    (_I_AM + r"(?:now |currently |only )?in (?P<v>(?:(?:year|grade|form|p|primary) \d{1,2}|\d{1,2}(?:st|nd|rd|th) "
-     r"(?:grade|year|form|class)|(?:first|second|third|fourth|fifth|sixth|final|last) year(?: of [\w ]+?| (?!at\b)[a-z]+)?)\b"
-     r"(?: at (?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*){0,3})?)", "education", 2.5),
+    # "im in 2nd year of BSc midwifery at Dhaka University", "in 2nd year med at otago uni": the
+    # year, what is studied and the school (a lower-case one named by its kind of school)
+    (_I_AM + r"(?:now |currently |only )?in (?:the |my )?(?P<v>(?:(?:year|grade|form|p|primary) \d{1,2}|\d{1,2}(?:st|nd|rd|th) "
+     r"(?:grade|form|class)|(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|final|last) year"
+     r"(?: of [\w ]+?(?=\s+at\b|\s*[,.!;(]|$|\s+(?:and|but|so|lol|now)\b)| (?!at\b|of\b|and\b|now\b|so\b)[a-z]+)?)\b"
+     r"(?: at (?:(?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*){0,3}|(?:the )?university of [a-z]+|"
+     r"[a-z]+(?: [a-z]+)? (?:uni|university|tech|college|poly|polytechnic|academy|high)\b|"
+     r"(?!(?:night|home|work|the|weekends?)\b)[a-z]+(?: [a-z]+)?(?=\s*(?:$|[,.!;]))))?)", "education", 2.5),
     (r"^(?P<v>[A-Z][\w'-]+) is my (?:new )?(?:boyfriend|girlfriend|partner|wife|husband|fiance|"
      r"fiancé|fiancee|fiancée)\b", "partner", 3.0),
     # ("our main language at home is english" says where a language is spoken)
@@ -1020,6 +1035,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i'm|i am|being) an? (?P<v>single) (?:mum|mom|mother|dad|father|parent)\b", "relationship_status", 3.0),
     (r"\bmy hometown is " + _V, "hometown", 3.0),
     (r"\bgrew up in " + _V, "hometown", 2.5),
+    # "Bangladeshi-Canadian, raised in Scarborough": the subject dropped
+    (r"(?:^\W*|[,;]\s*)(?:born and )?raised in " + _V, "hometown", 2.5),
     # "lived in Bonavista my whole life": home then and now
     (r"(?:\bi(?:'ve| have)? |^\W*|[,;]\s*)(?:lived|been living|been) in (?P<v>[\w'-]+(?: [\w'-]+)??) "
      r"(?=(?:my (?:whole|entire) life|all my life|since (?:birth|i was born|i was a baby))\b)", "hometown", 3.0),
@@ -1043,8 +1060,9 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"asthma|eczema|psoriasis|ibs|crohn's|celiac(?: disease)?|arthritis|endometriosis|pcos|"
      r"tinnitus|sleep apnea|insomnia|epilepsy|diabetes|autism|dyslexia|long covid|lupus|"
      r"fibromyalgia|hypothyroidism|scoliosis))\b", "health", 3.0),
-    # a level word is not the skill: "i know basic excel", "basic Excel and some SQL"
-    (r"\bi (?:know|can|can do|can code in|code in|program in|am fluent in|'m fluent in) " + _SKILL_LEVEL +
+    # a level word is not the skill: "i know basic excel", "basic Excel and some SQL"; what one
+    # can do once a goal is met is no skill ("... then i can run lessons", "so i can drive")
+    (r"(?<!\bthen )(?<!\bso )\bi (?:know|can|can do|can code in|code in|program in|am fluent in|'m fluent in) " + _SKILL_LEVEL +
      r"(?!" + _NOT_A_SKILL + r"\b)(?P<v>(?:[A-Z][\w+#.-]*|sql|excel|python)(?:(?:,| and| &) (?:some )?" + _SKILL_LEVEL +
      r"(?:[A-Z][\w+#.-]*|sql|excel))*)(?: (?:pretty|really|very) well)?\b", "skill", 2.5),
     (_I_AM + r"(?:really |pretty |very )?good (?:with|at) " + _V, "skill", 2.5),
@@ -1178,8 +1196,19 @@ def _lowercase_relatives(sentence: str, speaker: str) -> list[Found]:
             continue
         found += [Found(speaker, _relation_key(rel, proper(name)), proper(name), 2.5),
                   *_status_from_title(rel, speaker),  # and the day they were born ("turns 10 on august 14")
-                  *_birthday_facts(_as_first_person(sentence[m.start("verb"):]), proper(name))]
+                  *_birthday_facts(_as_first_person(sentence[m.start("verb"):]), proper(name)),
+                  *([] if re.fullmatch(_RELATIONS, name, re.IGNORECASE)  # "my twin sister is a pharmacist"
+                    else _lowercase_relatives_job(sentence[m.start("verb"):], proper(name)))]
     return found
+
+
+def _lowercase_relatives_job(tail: str, name: str) -> list[Found]:
+    """"my husband bram is a tugboat deckhand": what they are, said with an article (no
+    nationality: "is italian" has none), and where they work."""
+    if not re.match(r"is an? ", tail, re.IGNORECASE):
+        return []
+    return [item for item in _rule_facts(_as_first_person(tail), name, False)
+            if item.subject == name and item.key in ("job", "employer")]
 
 
 # (after a preposition "my daughter's X" is a possessive, not "my daughter is X": "a call with
@@ -1190,6 +1219,8 @@ _UNNAMED_RELATION = re.compile(
     _NOT_AFTER_PREPOSITION + r"\bmy (?P<rel>" + _RELATIONS + r")(?: these days| now| nowadays| lately| currently)?"
     r"(?:'s names? (?:is|are)|'s (?:called|named)| (?:is|are) (?:called|named)| is|'s| are)(?: actually)? (?:both |all )?(?:an? )?(?P<v>(?:(?:dr|dra|mr|mrs|ms|sra|prof)\.\s+)?[^.,!?;:\n()]+)",
     re.IGNORECASE)  # a title's full stop is no sentence end ("my therapist is Dr. Mensah")
+# "my mum's name is Rosa", "my son is called Kofi" (the word, not "suriname")
+_NAMED_AS = re.compile(r"\b(?:names?|named|called)\b", re.IGNORECASE)
 # "I have a brother, Farid", "I've got a sister called Mina"
 _HAVE_RELATION = re.compile(
     r"\b(?i:i|we)(?i: have|'ve got| have got) (?i:an? |one )(?:(?i:older|younger|little|big|twin) )?"
@@ -1410,7 +1441,7 @@ def _relations_said(sentence: str, speaker: str) -> list[Found]:
         if not value or _OBJECT_PRONOUN.match(value) or _THEIR_THING.match(m["v"]):
             continue
         relative = f"{speaker}'s {rel}"
-        named = "name" in m[0].lower() or " called" in m[0].lower() or " named" in m[0].lower()
+        named = bool(_NAMED_AS.search(m[0]))
         if (value[:1].isupper() or named) and len(value.split()) <= 2 \
                 and not (_IS_RELIGION.match(value) or value.split()[0].lower() in _DEMONYM_WORDS):  # "my wife is Maria"
             found.append(Found(speaker, _relation_key(rel, value), value, 2.5))
@@ -2309,9 +2340,14 @@ def _no_home_of_a_thing(best: dict[tuple[str, str], Found], text: str) -> dict[t
     for slot, item in list(best.items()):
         if slot[1] == "location" and item.value and _folded(item.value.split()[0]) in places:
             del best[slot]
+        elif slot[1] == "hometown" and (said := find_after(_GREW_UP_WITH, text, item.value, ignore_case=False)) \
+                and text[said[1]:said[2]].islower():
+            del best[slot]  # "i grew up on roti", "grew up with pierogi at christmas": what one grew up with
     return best
 
 
+# what one grew up with, not where ("on" a home only with a capital: "grew up on Skye")
+_GREW_UP_WITH = re.compile(r"\bgrew up (?:with|on|eating|watching|listening to) ", re.IGNORECASE)
 _LIVES_IN = re.compile(r"\b(?:live|lives|living|based|moved|settled|reside)\b", re.IGNORECASE)
 
 
@@ -2641,17 +2677,26 @@ _ORG_KINDS = (r"hospital|infirmary|clinic|surgery|school|college|university|uni|
               r"hotel|restaurant|cafe|café|bakery|pharmacy|labs?|group|centre|center|foundation|trust|council|"
               r"church|museum|library|airport|airlines?|airways|motors|logistics|systems|solutions|technologies|"
               r"software|games|media|press|records|farm|estate|mine|port|station|brewery|winery|garage|salon|"
-              r"agency|ministry|department|police|fire|ambulance|service|services|company|co|ltd|inc|gmbh")
+              r"agency|ministry|department|police|fire|ambulance|service|services|company|co|ltd|inc|gmbh|"
+              r"zoo|aquarium|shipyard|dockyard|factory|plant|mill|theatre|theater|gallery|resort|supermarket")
 _ORG_KIND_AFTER = re.compile(rf"\s+(?P<kind>(?:[a-z]+\s+)?(?:{_ORG_KINDS}))\b(?!\s+(?:{_ORG_KINDS})\b)", re.IGNORECASE)
 
 
-_WORKS_AT = re.compile(r"\b(?:at|for|with|w) (?P<tail>(?:the )?)", re.IGNORECASE)
+_WORKS_AT = re.compile(r"\b(?:at|for|with|w|to|joined) (?P<tail>(?:the )?)", re.IGNORECASE)
+
+
+# "i work at booking.com": a web address is the company's whole name
+_DOMAIN_AFTER = re.compile(r"\.(?:com|io|ai|org|net|co(?:\.uk)?|de|nl|app)\b", re.IGNORECASE)
 
 
 def _whole_employer(best: dict[tuple[str, str], Found], text: str) -> dict[tuple[str, str], Found]:
     """An employer read without the kind of place it is, said right after its name ("nurse at
-    rashid hospital": "Rashid"), is the name with it ("Rashid Hospital")."""
+    rashid hospital": "Rashid"), is the name with it ("Rashid Hospital"); one read without its
+    web address ("booking") is the name with it ("booking.com")."""
     for slot, item in list(best.items()):
+        said = find_said(text, item.value) if slot[1] == "employer" else None
+        if said and (domain := _DOMAIN_AFTER.match(text, said[1])):
+            best[slot] = item = replace(item, value=f"{item.value}{domain[0].lower()}")
         if slot[1] != "employer" or re.search(rf"\b(?:{_ORG_KINDS})$", item.value, re.IGNORECASE):
             continue
         said = find_after(_WORKS_AT, text, item.value)
@@ -3129,6 +3174,18 @@ _SOMEONE_ELSES = re.compile(r"\b(?:he|she|they|his|her|their|hes|shes|he's|she's
                             r"(?:my|our) (?!(?:first|main|native|mother|second|home)\b)[a-z]+)\b", re.IGNORECASE)
 
 
+# "english is meh, dutch even worse", "hindi only from films", "at the ashram its all english":
+# a language spoken poorly, or spoken around the speaker, is no skill
+_POORLY_OR_AROUND = re.compile(r"(?<=its all )|(?<=it's all )|\w+(?:,? (?:is|even|only|just|kinda|pretty))* "
+                               r"(?:meh|worse|bad|terrible|awful|rusty|barely|from (?:films|movies|tv|songs))\b", re.IGNORECASE)
+
+
+def _spoken_well(rest: str, name: str) -> bool:
+    said = re.search(rf"\b{re.escape(name)}\b", rest, re.IGNORECASE)
+    denied = re.search(rf"\b(?:no|not|don't|dont|never|zero)\b[\w\s]{{0,12}}\b{re.escape(name)}\b", rest, re.IGNORECASE)
+    return said is not None and denied is None and _POORLY_OR_AROUND.match(rest, said.start()) is None
+
+
 def _other_languages(best: _Slots, text: str, speaker: str) -> _Slots:
     """Every other language the speaker's language is listed with, up to a clause about
     someone else ("... but my wife speaks English"), is a skill of the speaker's."""
@@ -3141,8 +3198,7 @@ def _other_languages(best: _Slots, text: str, speaker: str) -> _Slots:
     rest = re.split(r"[.!?\n]", text[said.end():], maxsplit=1)[0]
     rest = rest[:m.start()] if (m := _SOMEONE_ELSES.search(rest)) else rest
     for name in _ANY_LANGUAGE.findall(rest):
-        if name.casefold() != own.value.casefold() and not re.search(
-                rf"\b(?:no|not|don't|dont|never|zero)\b[\w\s]{{0,12}}\b{re.escape(name)}\b", rest, re.IGNORECASE):
+        if name.casefold() != own.value.casefold() and _spoken_well(rest, name):
             key = fact_key("skill", name)
             best.setdefault((speaker, key), Found(speaker, key, proper(name), min(own.weight, 2.0)))
     return best
@@ -3189,6 +3245,55 @@ def _goal_said_whole(best: dict[tuple[str, str], Found], text: str) -> dict[tupl
             del best[slot_a], best[slot_b]
             key = fact_key("goal", whole[0])
             best[(slot_a[0], key)] = replace(a, key=key, value=whole[0])
+    return best
+
+
+# "goal is to get my IFMGA certification", "my goal this yr is get IELTS 7": the verb said
+# before a goal read without it ("IFMGA certification") is part of the goal
+_GOAL_VERB = re.compile(r"\b(?:goal|dream|plan|aim|resolution)\b[\w ]{0,25}?\b(?:is|:)\s+(?:to )?(?:finally )?"
+                        r"(?P<verb>(?!(?:my|a|an|the|our|to|finally|just|that|this)\b)[a-z]+) (?P<tail>(?:my |a |an |the |our )?)",
+                        re.IGNORECASE)
+
+
+# "switched teams, im with the elephants now", "i switched departments, im in rare books and
+# special collections now": the team is where the speaker says they are now
+_TEAM_AFTER_SWITCH = re.compile(r"\b(?:switched|changed|moved) (?:teams|departments|depts|units|wards)\b[^.!?]*?"
+                                r"\b(?:i'm|im|i am) (?:now )?(?:in|with|on) (?:the )?(?P<v>[\w&'-]+(?: [\w&'-]+){0,4}?) now\b",
+                                re.IGNORECASE)
+
+
+def _team_after_switch(best: _Slots, text: str, speaker: str) -> _Slots:
+    m = _TEAM_AFTER_SWITCH.search(text)
+    if m is None:
+        return best
+    team = m["v"].lower()
+    for key in ("employer", "location"):  # (the same words read as a company or a place)
+        if (item := best.get((speaker, key))) is not None and item.value.lower() == team:
+            del best[(speaker, key)]
+    best[(speaker, "team")] = Found(speaker, "team", team, 3.0)
+    return best
+
+
+_SURNAME_PARTICLE = re.compile(r"(?:de|da|do|dos|das|di|du|del|della|van|von|der|den|bin|binti|al|el|ter|ten)", re.IGNORECASE)
+_NEXT_WORD = re.compile(r" (?P<word>[^\W\d_][\w'-]*)")
+
+
+def _name_after_particle(best: _Slots, text: str) -> _Slots:
+    """"im emma de vries": a name read up to a surname's particle ("Emma de") goes on to the surname."""
+    for slot, item in list(best.items()):
+        said = find_said(text, item.value) if slot[1] == "name" and " " in item.value else None
+        if said and _SURNAME_PARTICLE.fullmatch(item.value.split()[-1]) and (after := _NEXT_WORD.match(text, said[1])):
+            best[slot] = replace(item, value=f"{item.value} {after['word']}")
+    return best
+
+
+def _goal_with_its_verb(best: _Slots, text: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        said = find_after(_GOAL_VERB, text, item.value) if key.startswith("goal:") else None
+        if said is not None and not item.value.lower().startswith(said[0]["verb"].lower()):
+            value = f"{said[0]['verb']} {re.sub(r'^(?:my|our) ', '', item.value, flags=re.IGNORECASE)}"
+            del best[(subject, key)]
+            best.setdefault((subject, fact_key("goal", value)), replace(item, key=fact_key("goal", value), value=value))
     return best
 
 
@@ -5393,6 +5498,9 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _partner_described(b, t, s),
     lambda b, t, s, p: _relatives_partner(b, t, s),
     lambda b, t, s, p: _goal_said_whole(b, t),
+    lambda b, t, s, p: _goal_with_its_verb(b, t),
+    lambda b, t, s, p: _name_after_particle(b, t),
+    lambda b, t, s, p: _team_after_switch(b, t, s),
     lambda b, t, s, p: _goal_without_deadline(b),
     lambda b, t, s, p: _sense_lost_where(b, t),
     lambda b, t, s, p: _moved_then_where(b, t, s),

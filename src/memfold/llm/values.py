@@ -35,7 +35,7 @@ DIETS = {
     "gluten free": "gluten-free", "gluten-free": "gluten-free", "celiac": "gluten-free",
     "dairy free": "dairy-free", "dairy-free": "dairy-free", "kosher": "kosher", "halal": "halal",
     "omnivore": "omnivore", "lactose free": "lactose-free", "lactose-free": "lactose-free",
-    "plants only": "vegan", "only plants": "vegan",
+    "plants only": "vegan", "only plants": "vegan", "pure veg": "vegetarian", "pure vegetarian": "vegetarian",
     # "we're the only vegans in the family"
     "vegans": "vegan", "vegetarians": "vegetarian", "pescatarians": "pescatarian",
 }
@@ -110,8 +110,18 @@ def _one_of(things: str | None) -> str | None:
     return things[:-2] if re.search(r"(?:us|x|ch|sh)es$", things, re.IGNORECASE) else things[:-1]
 
 
+# the days that fall on one date every year ("born on christmas day 1988")
+_FIXED_DAYS = {"christmas day": ("december", 25), "christmas eve": ("december", 24), "new years day": ("january", 1),
+               "new years eve": ("december", 31), "valentines day": ("february", 14), "halloween": ("october", 31)}
+_FIXED_DAY = re.compile(r"\b(?P<day>christmas day|christmas eve|new year'?s day|new year'?s eve|valentine'?s day|halloween)\b"
+                        + _YEAR, re.IGNORECASE)
+
+
 def birthday(raw: str) -> str | None:
-    """'june 3rd' -> 'June 3'; 'the 9th of August 1990' -> 'August 9 1990'."""
+    """'june 3rd' -> 'June 3'; 'the 9th of August 1990' -> 'August 9 1990'; 'christmas day' -> 'December 25'."""
+    if fixed := _FIXED_DAY.search(raw):
+        month, day = _FIXED_DAYS[fixed["day"].lower().replace("'", "")]
+        return f"{month.capitalize()} {day}" + (f" {fixed['year']}" if fixed["year"] else "")
     for form in DATE_FORMS:
         m = form.search(raw)
         if m is None:
@@ -142,7 +152,7 @@ def _full_year(year: str) -> str:
 
 
 # "I eat chicken and fish now" after "not vegetarian anymore": meat means no restricted diet
-_EATS_MEAT = re.compile(r"\b(?:eat|eating|eats|having|have)\b(?: \w+){0,3}? (?:meat|chicken|beef|pork|"
+_EATS_MEAT = re.compile(r"\b(?:(?:eat|eating|eats|having|have)\b(?: \w+){0,3}?|back (?:on|to)(?: eating)?) (?:meat|chicken|beef|pork|"
                         r"steak|bacon|burgers?|lamb|turkey|everything|anything)\b")
 
 
@@ -193,8 +203,10 @@ def food_eaten_again(text: str) -> bool:
 
 def diet(raw: str) -> str | None:
     low = " ".join(re.findall(r"[a-z-]+", raw.lower()))
-    if _meat_eaten(low):
+    if _meat_eaten(low) or low == "meat":  # (a diet of meat alone is said "back on meat"; no meat is "no meat")
         return "omnivore"
+    if low == "veg":  # "pure veg since birth": a diet read as "veg" is vegetarian ("veg" in a sentence is vegetables)
+        return "vegetarian"
     fish = _EATS_FISH_NOW.search(low)
     if fish and not _MEAT_DENIALS & set(low[:fish.start()].split()[-2:] + fish[0].split()):  # ("not vegan anymore, eating fish")
         return "pescatarian"
