@@ -1984,3 +1984,12 @@ def test_languages_spoken_poorly_or_around_are_no_skills() -> None:
 def test_what_one_can_do_once_a_goal_is_met_is_no_skill() -> None:
     found = _tagged("goal is to pass my theory test, then i can drive the van")
     assert not any(key.startswith("skill:") for _, _, key, _ in found)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("any good dentists in aarhus? we just moved here from odense", ("add", "user", "location", "Aarhus")),
+    ("Is there a decent bakery in Porto? We relocated there in the spring.", ("add", "user", "location", "Porto")),
+    ("im officially a senior nurse now, not a staff nurse anymore", ("add", "user", "job", "senior nurse")),
+])
+def test_a_home_moved_to_and_a_job_beside_the_one_left(text: str, fact: tuple[str, str, str, str]) -> None:
+    assert fact in _tagged(text)

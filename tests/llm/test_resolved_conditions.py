@@ -287,3 +287,15 @@ def test_an_aversion_gone_or_a_skill_changed_takes_the_words_said(
 def test_more_ways_a_condition_is_said_to_be_over(
         text: str, stored: dict[tuple[str, str], str], expected: list[tuple[str, str, str]]) -> None:
     assert _resolved(text, stored) == expected
+
+
+def test_a_goal_said_achieved_after_did_it_is_the_one_goal() -> None:
+    stored = {("user", "goal:swim_a_mile"): "swim a mile"}
+    assert _ended_said("DID IT!! 52 minutes in the lake, goal achieved", stored) == [
+        ("user", "goal:swim_a_mile", "achieved")]
+
+
+def test_the_goals_own_word_for_its_end_comes_first() -> None:
+    stored = {("user", "goal:read_50_books"): "read 50 books"}
+    assert _ended_said("finished 50 books last night, goal smashed", stored) == [
+        ("user", "goal:read_50_books", "smashed")]

@@ -3274,6 +3274,31 @@ def _team_after_switch(best: _Slots, text: str, speaker: str) -> _Slots:
     return best
 
 
+# "find me a plumber in gdynia, we just moved here", "a good GP in Utrecht? We relocated there
+# last month": the place named beside "moved here" is the new home
+_MOVED_HERE = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:here|there)\b",
+                         re.IGNORECASE)
+_IN_PLACE = re.compile(r"\bin (?P<place>(?!(?:the|a|an|my|our|your|this|that|town|here|there|general|" + _MONTH_WORDS
+                       + r")\b)[^\W\d_][\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)", re.IGNORECASE)
+
+
+_FROM_PLACE = re.compile(r" from (?P<place>[^\W\d_][\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)")
+
+
+def _home_moved_here(best: _Slots, text: str, speaker: str) -> _Slots:
+    moved = _MOVED_HERE.search(text)
+    left = _FROM_PLACE.match(text, moved.end()) if moved else None
+    if left and (item := best.get((speaker, "location"))) and item.value.lower() == left["place"].lower():
+        del best[(speaker, "location")]  # "we just moved here from odense": the home left
+    if moved is None or (speaker, "location") in best:
+        return best
+    before = [m for m in _IN_PLACE.finditer(text, 0, moved.start())]
+    place = before[-1] if before else _IN_PLACE.search(text, moved.end())
+    if place is not None:
+        best[(speaker, "location")] = Found(speaker, "location", proper(place["place"]), 2.5)
+    return best
+
+
 _SURNAME_PARTICLE = re.compile(r"(?:de|da|do|dos|das|di|du|del|della|van|von|der|den|bin|binti|al|el|ter|ten)", re.IGNORECASE)
 _NEXT_WORD = re.compile(r" (?P<word>[^\W\d_][\w'-]*)")
 
@@ -4185,6 +4210,9 @@ def _sentence_facts(sentence: str, speaker: str) -> list[Found]:
 _CANT_BEAR = re.compile(r"\b(?:can't|cannot|cant) (?:do|handle|stand|stomach|face|take|bear)\b", re.IGNORECASE)
 
 
+_DENIAL_AFTER = re.compile(r"[,;]\s*(?:but\s+)?(?:not|no longer|no more)\b", re.IGNORECASE)
+
+
 def _outside_the_negation(item: Found, clause: str) -> Found:
     """A value said after "anymore" ("cant stomach reality tv anymore, documentaries only
     now") or a dislike said by "can't stand" is not what the clause negates."""
@@ -4193,7 +4221,10 @@ def _outside_the_negation(item: Found, clause: str) -> Found:
     last = [m.end() for m in re.finditer(r"\bany ?more\b", clause, re.IGNORECASE)]
     at = clause.lower().find(item.value.lower())
     after = bool(last) and at >= last[-1]
-    if after or (item.key.startswith("dislikes") and _CANT_BEAR.search(clause)):
+    # "im officially a librarian, not an assistant anymore": what is said before ", not ..." holds
+    denial = _DENIAL_AFTER.search(clause)
+    before = denial is not None and 0 <= at < denial.start()
+    if after or before or (item.key.startswith("dislikes") and _CANT_BEAR.search(clause)):
         return replace(item, negated=False)
     return item
 
@@ -5501,6 +5532,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _goal_with_its_verb(b, t),
     lambda b, t, s, p: _name_after_particle(b, t),
     lambda b, t, s, p: _team_after_switch(b, t, s),
+    lambda b, t, s, p: _home_moved_here(b, t, s),
     lambda b, t, s, p: _goal_without_deadline(b),
     lambda b, t, s, p: _sense_lost_where(b, t),
     lambda b, t, s, p: _moved_then_where(b, t, s),

@@ -146,13 +146,14 @@ def ended_pursuits(text: str, message: Message,
     """Updates giving each stored goal, skill, pastime, like or dislike ``text`` says is
     reached, given up or over how it ended as value."""
     out: dict[tuple[str, str], FactExtraction] = {}
+    # ("hit 100 boards 🙌 goal smashed": the goal's own word for how it ended comes first)
+    for subject, key, said in _goal_done(text, current):
+        out[(subject, key)] = _ended(subject, key, said, message)
     for sentence in _SENTENCES.split(text):
         for families, said, part, before in _endings_said(sentence):
             for subject, key in _pursuits_meant(part, before, said, families, current):
                 out.setdefault((subject, key), _ended(subject, key, said, message).model_copy(
                     update={"subject_quote": _named_as(subject, text, current)}))
-    for subject, key, said in _goal_done(text, current):
-        out.setdefault((subject, key), _ended(subject, key, said, message))
     return list(out.values())
 
 
@@ -246,7 +247,8 @@ def _someone_named(word: str) -> bool:
 def _goal_done(text: str, current: dict[tuple[str, str], str]) -> list[tuple[str, str, str]]:
     """A goal said to be reached without its words ("goal achieved!!", "did it!!! 3:52 at the
     marathon"): the speaker's one stored goal, or the one goal a word of ``text`` names."""
-    match = _GOAL_DONE.search(text)
+    # ("DID IT 🏃 finished manchester, goal achieved": "goal achieved" says which goal, "did it" may not)
+    match = max(_GOAL_DONE.finditer(text), key=lambda m: bool(m["g"]), default=None)
     if match is None or _NOT_SAID_OVER.search(text[:match.start()]) or _NOT_ENDED.search(text[:match.start()]):
         return []
     goals = [(k, v) for (s, k), v in current.items() if s == "user" and k.startswith("goal") and v]
