@@ -1993,3 +1993,19 @@ def test_what_one_can_do_once_a_goal_is_met_is_no_skill() -> None:
 ])
 def test_a_home_moved_to_and_a_job_beside_the_one_left(text: str, fact: tuple[str, str, str, str]) -> None:
     assert fact in _tagged(text)
+
+
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    ("moved over to Blue Horizon Tours, better pay", ("user", "employer", "Blue Horizon Tours"), ("user", "team")),
+    ("quit the bakery last month, im with Greggs now", ("user", "employer", "Greggs"), ("user", "partner")),
+    ("moved to the night stock team", ("user", "team", "night stock"), ("user", "location")),
+])
+def test_a_company_a_team_and_a_partner_told_apart(text: str, fact: tuple[str, str, str],
+                                                   absent: tuple[str, str]) -> None:
+    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
+    assert fact in found
+    assert not any((subject, key) == absent for subject, key, _ in found)
+
+
+def test_im_with_someone_now_is_still_a_partner() -> None:
+    assert ("user", "partner", "Sam") in {(s, k, v) for _, s, k, v in _tagged("im with Sam now, we met at work")}

@@ -2340,12 +2340,15 @@ def _no_home_of_a_thing(best: dict[tuple[str, str], Found], text: str) -> dict[t
     for slot, item in list(best.items()):
         if slot[1] == "location" and item.value and _folded(item.value.split()[0]) in places:
             del best[slot]
+        elif slot[1] == "location" and _UNIT_WORD_END.search(item.value):
+            del best[slot]  # "moved to the rare books team": a team, no home
         elif slot[1] == "hometown" and (said := find_after(_GREW_UP_WITH, text, item.value, ignore_case=False)) \
                 and text[said[1]:said[2]].islower():
             del best[slot]  # "i grew up on roti", "grew up with pierogi at christmas": what one grew up with
     return best
 
 
+_UNIT_WORD_END = re.compile(r"\b(?:team|department|dept|unit|ward|division|squad|desk)$", re.IGNORECASE)
 # what one grew up with, not where ("on" a home only with a capital: "grew up on Skye")
 _GREW_UP_WITH = re.compile(r"\bgrew up (?:with|on|eating|watching|listening to) ", re.IGNORECASE)
 _LIVES_IN = re.compile(r"\b(?:live|lives|living|based|moved|settled|reside)\b", re.IGNORECASE)
@@ -3296,6 +3299,35 @@ def _home_moved_here(best: _Slots, text: str, speaker: str) -> _Slots:
     place = before[-1] if before else _IN_PLACE.search(text, moved.end())
     if place is not None:
         best[(speaker, "location")] = Found(speaker, "location", proper(place["place"]), 2.5)
+    return best
+
+
+# "moved over to Troll Expeditions": a capitalised name of two words or more is a company, not
+# a team (teams are written lower case: "moved to rare books"); "left quiksilver, im with
+# Haydenshapes now": who the speaker is "with" after leaving a job is an employer
+_WITH_NOW = re.compile(r"\b(?:i'm|im|i am) (?:now )?with (?P<tail>)", re.IGNORECASE)
+_JOB_LEFT = re.compile(r"\b(?:left|quit|resigned from|handed in my notice)\b", re.IGNORECASE)
+_DATING_SAID = re.compile(r"\b(?:dating|date|gf|bf|girlfriend|boyfriend|partner|love|relationship|single|ex)\b", re.IGNORECASE)
+
+
+def _company_not_team_or_partner(best: _Slots, text: str, speaker: str) -> _Slots:
+    employer, home = best.get((speaker, "employer")), best.get((speaker, "location"))
+    if employer and home and find_said(text, f"{home.value} {employer.value}"):
+        # "transferred to the manchester royal": the town is part of the employer's name
+        del best[(speaker, "location")]
+        best[(speaker, "employer")] = replace(employer, value=f"{home.value} {employer.value}")
+    if (speaker, "employer") in best:
+        return best
+    team, partner = best.get((speaker, "team")), best.get((speaker, "partner"))
+    said = find_said(text, team.value) if team else None
+    words = text[said[0]:said[1]].split() if said else []
+    if team and len(words) >= 2 and all(w[:1].isupper() and w[1:].islower() for w in words):
+        del best[(speaker, "team")]
+        best[(speaker, "employer")] = replace(team, key="employer", value=" ".join(words))
+    elif partner and said_after(_WITH_NOW, text, partner.value) and _JOB_LEFT.search(text) \
+            and not _DATING_SAID.search(text):
+        del best[(speaker, "partner")]
+        best[(speaker, "employer")] = replace(partner, key="employer")
     return best
 
 
@@ -5533,6 +5565,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _name_after_particle(b, t),
     lambda b, t, s, p: _team_after_switch(b, t, s),
     lambda b, t, s, p: _home_moved_here(b, t, s),
+    lambda b, t, s, p: _company_not_team_or_partner(b, t, s),
     lambda b, t, s, p: _goal_without_deadline(b),
     lambda b, t, s, p: _sense_lost_where(b, t),
     lambda b, t, s, p: _moved_then_where(b, t, s),
