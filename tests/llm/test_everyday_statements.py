@@ -2009,3 +2009,18 @@ def test_a_company_a_team_and_a_partner_told_apart(text: str, fact: tuple[str, s
 
 def test_im_with_someone_now_is_still_a_partner() -> None:
     assert ("user", "partner", "Sam") in {(s, k, v) for _, s, k, v in _tagged("im with Sam now, we met at work")}
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("have mild eczema so unscented stuff only pls", ("user", "health:mild_eczema", "mild eczema")),
+    ("have one toyota hilux ute, 2009", ("user", "possession:car", "toyota hilux ute")),
+])
+def test_what_the_speaker_has_with_the_subject_dropped(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in {(s, k, v) for _, s, k, v in _tagged(text)}
+
+
+@pytest.mark.parametrize("text", ["have you seen my keys", "has the parcel come yet", "have u eaten"])
+def test_have_asked_of_someone_is_a_question(text: str) -> None:
+    from memfold.llm.cues import is_content_sentence
+
+    assert not is_content_sentence(text)

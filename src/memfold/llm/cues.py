@@ -103,10 +103,14 @@ _QUESTION_START = re.compile(
     r"^(?:what|who|where|when|why|how|which|whose|is|are|was(?! (?:a|an)\b)|" + WERE_ASKS + r"|will|any|anything|tell me|"
     r"remind me|any idea|got any|(?:can|could|would|should)(?!n?['\u2019]?t\b)|"
     # "did a proper allergy test", "have a 2 yr old": a verb whose subject was dropped opens a statement
-    r"(?:do|does|did|have|has)(?!n?['\u2019]?t\b)(?! (?:a|an|some|two|three|four|five|\d+)\b)"
+    r"(?:do|does|did)(?!n?['\u2019]?t\b)(?! (?:a|an|some|two|three|four|five|\d+)\b)"
     # "did my masters at UCL", "did my BBA at IBA": a degree done, not "did my parcel arrive"
     r"(?! my (?:phd|masters|master's|mba|bba|bsc|msc|mlis|llb|llm|mbbs|gcses?|a levels|o levels|degree|diploma|"
-    r"apprenticeship|residency|internship|undergrad|postgrad|training)\b))\b")
+    r"apprenticeship|residency|internship|undergrad|postgrad|training)\b)|"
+    # "have you seen", "has the parcel come": asked of someone or something; "have mild asthma",
+    # "have one pickup": what the speaker has, the subject dropped
+    r"(?:have|has)(?= (?:you|u|ya|we|they|i|he|she|it|there|any|anyone|anybody|everyone|someone|somebody|people|"
+    r"the|your|my|our|their|his|her|that|this|these|those)\b))\b")
 _REQUEST = re.compile(
     r"^(?:please |pls |can you |could you |would you |will you )?(?:remind|tell|show|give|"
     r"help|explain|summari[sz]e|translate|write|draft|list|find|recommend|suggest|check|"

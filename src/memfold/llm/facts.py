@@ -510,7 +510,7 @@ def _favorite_of_its_kind(m: re.Match[str]) -> str | None:
     return f"favorite:{slug(words[-1])}"
 
 
-_POSSESSIONS = ("car|bike|bicycle|motorbike|motorcycle|scooter|truck|van|suv|phone|laptop|"
+_POSSESSIONS = ("car|bike|bicycle|motorbike|motorcycle|scooter|truck|pickup|ute|van|minivan|suv|phone|laptop|"
                 "computer|tablet|camera|watch|guitar|piano|boat|kayak|e-?bike|headphones|console")
 _VEHICLE_VERBS = {"drive": "car", "ride": "bike"}
 _POSSESSION_WORDS = frozenset(re.sub(r"-\?", "-", _POSSESSIONS).split("|")) | {"ebike"}
@@ -530,7 +530,8 @@ _I_AM = r"\bi(?:'m| am)\s+"
 _SUPPORTED = (r"(?!(?:you|him|her|them|it|that|this|these|those|my|our|your|his|their|the|a|an|people|anyone|everyone|"
               r"each|both|all|any|myself|us|what|whatever|whoever|remote|free)\b)[\w'&.-]+(?: [\w'&.-]+){0,2}?"
               r"(?=\s*(?:[.,!;?]|$)|\s(?:now|fc|since|and|but|lol|dont|don't|through|these|til|till|win|all|from)\b)")
-_HAVE = r"\b(?:i|we)(?: have|'ve got| have got| own) "
+# ("have one mahindra bolero pickup": the subject dropped at the opening)
+_HAVE = r"(?:\b(?:i|we)(?: have|'ve got| have got| own)|^\W*(?:have|own)) "
 # a surname may follow its particle ("Emma de Vries", "Ana da Silva", "Jan van der Berg")
 _NAME_VALUE = (r"(?P<v>[A-Za-z][\w'-]*(?:(?: (?:de|da|do|dos|das|di|du|del|della|van|von|le|la|bin|binti|al|el|ter|ten)"
                r"(?: der| den| la| los| de)?)? [A-Z][\w'-]*)?)")
@@ -741,6 +742,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:i(?:'ve| have)? |ive )?(?:converted|converting|reverted) to (?P<v>" + _RELIGION + "|" + _RELIGION_NOUN
      + r")\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
+    # "have mild asthma, inhaler always in the van": the subject dropped, the condition's degree kept
+    (r"^\W*(?:have|got) (?P<v>(?:(?:mild|severe|bad|chronic|slight) )?(?:" + _HEALTH + r"))\b", "health", 2.5),
     # "bad knees from years of kneeling", "dodgy back so no heavy lifting": the subject dropped
     (r"^\W*(?:(?:got|have) )?(?P<v>(?:bad|dodgy|weak|stiff|wonky|arthritic) (?:knees?|back|hips?|shoulders?|ankles?|neck|wrists?))"
      r"(?= from\b| since\b| so\b|\s*[,.!;(]|$)", "health", 2.5),
