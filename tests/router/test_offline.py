@@ -366,6 +366,7 @@ def test_a_switch_keeps_the_rules_reading_of_the_new_value(backend: OfflineBacke
     ('Search returned 0 results for "vet invoice".', "NONE"),
     ('{\n  "status": "ok",\n  "message_id": "wamid.HBgMOTE5ODE0",\n  "delivered": true\n}', "NONE"),
     ('{"ok": true, "deleted": 0}', "NONE"),
+    ('{"status": "ok", "count": 0, "items": []}', "NONE"),
     ('{"events": [{"title": "Dentist", "start": "2024-01-09T10:00"}]}', "DOCUMENT"),
 ])
 def test_a_tools_acknowledgement_or_empty_result_is_nothing_to_keep(

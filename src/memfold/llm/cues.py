@@ -626,7 +626,8 @@ _EMPTY_RESULT = re.compile(
     re.IGNORECASE)
 # the fields of an acknowledgement ('{"status": "ok", "message_id": "wamid.HB...", "delivered": true}'):
 # flags, counts and ids, no words
-_ACK_VALUE = re.compile(r"^(?:true|false|null|-?\d+(?:\.\d+)?|\"(?:ok|okay|success|sent|delivered|done|created|deleted|"
+# (an empty list or object is nothing found: '"results": []')
+_ACK_VALUE = re.compile(r"^(?:true|false|null|-?\d+(?:\.\d+)?|\[\s*\]|\{\s*\}|\"(?:ok|okay|success|sent|delivered|done|created|deleted|"
                         r"saved|queued|accepted|completed|[\w.:/-]{0,40}\d[\w.:/-]{0,40})\")$", re.IGNORECASE)
 _JSON_FIELD = re.compile(r"\"[\w-]+\"\s*:\s*(\"[^\"\n]*\"|[^,}\n]+)")
 
