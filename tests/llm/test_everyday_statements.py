@@ -2024,3 +2024,15 @@ def test_have_asked_of_someone_is_a_question(text: str) -> None:
     from memfold.llm.cues import is_content_sentence
 
     assert not is_content_sentence(text)
+
+
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    ("we got a rescue whippet, named her Pepper", ("user", "pet:dog", "Pepper"), None),
+    ("my uncle Piet is Dutch and a total workaholic", ("Piet", "nationality", "Dutch"), ("Piet", "job")),
+    ("im a real estate agent in Perth", ("user", "job", "real estate agent"), None),
+])
+def test_a_pet_named_after_it_came_and_a_manner_is_no_job(text: str, fact: tuple[str, str, str],
+                                                          absent: tuple[str, str] | None) -> None:
+    found = {(s, k, v) for _, s, k, v in _tagged(text)}
+    assert fact in found
+    assert absent is None or not any((s, k) == absent for s, k, _ in found)

@@ -1493,8 +1493,9 @@ _PET_RULES = (
     # "we have a dog named Biscuit, a two-year-old beagle", "I've got a cat called Miso"
     re.compile(r"(?:\b(?i:(?:i|we)(?: just| finally| recently)?(?: have|'ve got| have got| own| adopted| got) )|"
                r"^(?i:(?:just |finally )?(?:got|adopted) ))(?i:"
-               r"(?:an? |one |a pet |a new )?)"
-               + _SPECIES + r"(?: (?i:x|cross|mix))?(?:,? (?i:named|called) |, )" + _PET_NAME  # "a kelpie x named Dusty"
+               r"(?:an? |one |a pet |a new )?(?:rescue |little |baby |senior |young |retired )?)"
+               # "a kelpie x named Dusty", "a rescue greyhound, named her Velvet"
+               + _SPECIES + r"(?: (?i:x|cross|mix))?(?:,? (?i:named|called)(?: (?i:her|him|it))? |, )" + _PET_NAME
                + r"(?:(?: and (?P<name2>[A-Z][^\W\d_]+))|"
                r",? (?i:an?) (?P<desc>[^.,!?;:()]{3,40})|"
                r",? (?P<age>\d{1,2}) ?(?i:yrs?|years?|y/?o)(?i: old)?\b)?"),
@@ -3331,6 +3332,18 @@ def _company_not_team_or_partner(best: _Slots, text: str, speaker: str) -> _Slot
             and not _DATING_SAID.search(text):
         del best[(speaker, "partner")]
         best[(speaker, "employer")] = replace(partner, key="employer")
+    return best
+
+
+# "a total perfectionist about fin boxes", "such a workaholic": what someone is like, no job
+_MANNER_NOUN_LEAD = re.compile(r"\b(?:an?|such an?|bit of an?) (?:total|complete|absolute|huge|massive|utter|proper|"
+                               r"born|natural|hopeless|serial|typical) (?P<tail>)", re.IGNORECASE)
+
+
+def _no_job_of_a_manner(best: _Slots, text: str) -> _Slots:
+    for slot, item in list(best.items()):
+        if slot[1] == "job" and said_after(_MANNER_NOUN_LEAD, text, item.value):
+            del best[slot]
     return best
 
 
@@ -5569,6 +5582,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _team_after_switch(b, t, s),
     lambda b, t, s, p: _home_moved_here(b, t, s),
     lambda b, t, s, p: _company_not_team_or_partner(b, t, s),
+    lambda b, t, s, p: _no_job_of_a_manner(b, t),
     lambda b, t, s, p: _goal_without_deadline(b),
     lambda b, t, s, p: _sense_lost_where(b, t),
     lambda b, t, s, p: _moved_then_where(b, t, s),
