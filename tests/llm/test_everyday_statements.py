@@ -2036,3 +2036,18 @@ def test_a_pet_named_after_it_came_and_a_manner_is_no_job(text: str, fact: tuple
     found = {(s, k, v) for _, s, k, v in _tagged(text)}
     assert fact in found
     assert absent is None or not any((s, k) == absent for s, k, _ in found)
+
+
+def test_someones_birthday_without_the_apostrophe_is_not_the_speakers() -> None:
+    assert not any(key == "birthday" and subject == "user" for _, subject, key, _ in _tagged("marcos bday is 9 june"))
+
+
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    ("posted in the cardiac ward since march", ("user", "team", "cardiac ward"), None),
+    ("im stationed on the burns unit for 6 months", ("user", "team", "burns"), ("user", "employer")),
+])
+def test_a_posting_is_a_team_and_a_stretch_of_time_no_employer(text: str, fact: tuple[str, str, str],
+                                                               absent: tuple[str, str] | None) -> None:
+    found = {(s, k, v) for _, s, k, v in _tagged(text)}
+    assert fact in found
+    assert absent is None or not any((s, k) == absent for s, k, _ in found)

@@ -299,3 +299,16 @@ def test_the_goals_own_word_for_its_end_comes_first() -> None:
     stored = {("user", "goal:read_50_books"): "read 50 books"}
     assert _ended_said("finished 50 books last night, goal smashed", stored) == [
         ("user", "goal:read_50_books", "smashed")]
+
+
+@pytest.mark.parametrize(("text", "stored", "expected"), [
+    ("mushrooms are fine now, weirdly", {("user", "dislikes:mushrooms"): "mushrooms"}, ("user", "dislikes:mushrooms", "fine")),
+    ("packed in the darts league, too many late nights", {("user", "hobby:darts"): "darts"}, ("user", "hobby:darts", "packed in")),
+])
+def test_an_aversion_fine_now_and_a_pastime_packed_in(text: str, stored: dict[tuple[str, str], str],
+                                                      expected: tuple[str, str, str]) -> None:
+    assert _ended_said(text, stored) == [expected]
+
+
+def test_something_else_fine_now_ends_no_aversion() -> None:
+    assert _ended_said("the wifi is fine now", {("user", "dislikes:mushrooms"): "mushrooms"}) == []

@@ -610,6 +610,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bmy birthday(?!\s+" + _BIRTHDAY_EVENT + r")(?: is|'s| falls on)? (?:on |in )?" + _V, "birthday", 3.0),
     (r"(?:\bi was |^\W*)born on " + _V, "birthday", 3.0),
     (r"\bmy (?:date of birth|dob|d\.o\.b\.?) is (?:on )?" + _V, "birthday", 3.0),
+    # "posted in antenatal ward this year", "im stationed on the trauma unit": where one is posted
+    (r"(?:\bi(?:'m| am| was| got| have been|'ve been)? |^\W*)(?:posted|placed|stationed|rotated) (?:in|on|to) (?:the )?"
+     r"(?P<v>[\w-]+(?: [\w-]+)? (?:ward|unit|department|dept|team|desk))\b", "team", 2.5),
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w&-]+(?: [\w&-]+)?) "
      r"(?:team|department|dept|division|squad|unit)\b", "team", 3.0),
@@ -1664,7 +1667,9 @@ _BIRTHDAY_WORD = re.compile(r"\b(?:birthdays?|born)\b", re.I)
 # "my mom's birthday", "Leo's birthday": someone else's date, not the speaker's
 # (not "his birthday": the relation rules read "my stepdad Gregor ... with his birthday on
 # July 30" with Gregor as the speaker)
-_OTHERS_BIRTHDAY = re.compile(r"\b(?!my\b)\w+'s birthday\b", re.I)
+# ("kalindas birthday is the 13th": the apostrophe not typed)
+_OTHERS_BIRTHDAY = re.compile(r"\b(?!my\b)\w+'s birthday\b|"
+                              r"\b(?!(?:its|this|was|is|has|does|yes|us|as|whats|thats|hers|his)\b)\w+s birthday\b", re.I)
 _NEGATED_DATE = re.compile(r"\bnot (?:the )?$", re.I)
 
 
@@ -2692,6 +2697,8 @@ _ORG_KIND_AFTER = re.compile(rf"\s+(?P<kind>(?:[a-z]+\s+)?(?:{_ORG_KINDS}))\b(?!
 _WORKS_AT = re.compile(r"\b(?:at|for|with|w|to|joined) (?P<tail>(?:the )?)", re.IGNORECASE)
 
 
+_DURATION = re.compile(r"(?:\d+|a|an|one|two|three|four|five|six|few|couple of)\s*(?:days?|weeks?|months?|years?|yrs?|hours?|hrs?)",
+                       re.IGNORECASE)
 # "i work at booking.com": a web address is the company's whole name
 _DOMAIN_AFTER = re.compile(r"\.(?:com|io|ai|org|net|co(?:\.uk)?|de|nl|app)\b", re.IGNORECASE)
 
@@ -2701,6 +2708,9 @@ def _whole_employer(best: dict[tuple[str, str], Found], text: str) -> dict[tuple
     rashid hospital": "Rashid"), is the name with it ("Rashid Hospital"); one read without its
     web address ("booking") is the name with it ("booking.com")."""
     for slot, item in list(best.items()):
+        if slot[1] == "employer" and _DURATION.fullmatch(item.value):
+            del best[slot]  # "on the trauma unit for 6 months": how long, not for whom
+            continue
         said = find_said(text, item.value) if slot[1] == "employer" else None
         if said and (domain := _DOMAIN_AFTER.match(text, said[1])):
             best[slot] = item = replace(item, value=f"{item.value}{domain[0].lower()}")

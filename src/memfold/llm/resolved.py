@@ -107,12 +107,14 @@ _GIVEN_UP = ("hobby", "likes")
 _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
     (_REACHED, re.compile(r"\b(?P<v>achieved|reached|passed|finished|completed|opened|hit|smashed|nailed)\b", re.I),
      re.compile(r"\b(?P<v>done|achieved|reached|passed|finished|completed|opened|saved|smashed|nailed it)\b", re.I)),
-    (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|stopped|dropped|done with|no more|"
+    (_GIVEN_UP, re.compile(r"\b(?P<v>quit|gave up(?: on)?|given up(?: on)?|packed in|packed up|jacked in|stopped|dropped|done with|no more|"
                           r"(?<=\bim )over|(?<=\bi'm )over|(?<=\bam )over|so over|totally over)\b", re.I),
      re.compile(r"\b(?:is|are|s|'s|was)\s+(?P<v>over|done(?=\s+for\s+me\b))\b", re.I)),
     (("dislikes", "fear"), re.compile(r"\b(?P<v>changed my mind|(?:don't|dont|do not|doesn't|doesnt|does not|no longer) (?:hate|mind|dislike)"
                                r"(?=(?:\s+[\w'-]+){1,3}\s+any ?more\b))\b(?:\s+(?:about|on)\b)?", re.I),
-     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>grew on me|grown on me|won me over|changed my mind|"
+     # ... or is fine now ("olives are fine now lol, my tastebuds changed")
+     re.compile(r"\b(?:(?:has|have|s|'s|ve|'ve)\s+)?(?P<v>(?:(?<=\bis )|(?<=\bare )|(?<='s ))(?:fine|ok|okay|alright)"
+                r"(?=\s+(?:now|these days)\b)|grew on me|grown on me|won me over|changed my mind|"
                 r"(?:doesn't|doesnt|does not|don't|dont|do not) bother me any ?more)\b", re.I)),
     # a goal given up ("gave up on the divemaster thing, too expensive"); "quit" is left out, as
     # quitting can be the goal ("quit smoking")
