@@ -701,13 +701,13 @@ _RULE_SPECS: list[_RuleSpec] = [
      "hobby", 2.5),
     (_I_AM + r"(?:severely |very |really )?allergic to " + _V, "allergy", 3.0),
     (_I_AM + r"(?P<v>[\w-]+ intolerant)\b", "health", 3.0),
-    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die-?hard |lifelong |total |true |real |avid |"
+    (_I_AM + r"(?:a |an )?(?:big |huge |massive |die[- ]?hard |lifelong |total |true |real |avid |"
      r"great )?"
      r"(?!(?:a|an|big|huge|massive|total|true|real|avid|great)\b)(?P<v>[\w-]+(?: [\w-]+)?) "
      r"fan\b(?! of)", "likes", 2.5),
     # the "I" dropped: "huge arsenal fan dont @ me", "steelers fan till i die", "been a crusaders
     # fan since the 90s" (an intensifier or how long says it is a fandom, not a ceiling fan)
-    (r"^\W*(?:(?:always |still |proud )?been )?(?:a |an )?(?:big|huge|massive|die-?hard|lifelong|life-long|loyal) "
+    (r"^\W*(?:(?:always |still |proud )?been )?(?:a |an )?(?:big|huge|massive|die[- ]?hard|lifelong|life-long|loyal) "
      r"(?!(?:a|an|big|huge|massive)\b)(?P<v>[\w-]+(?: [\w-]+)?) fan\b(?! of)", "likes", 2.0),
     (r"^\W*(?:(?:always |still |proud )?been )?(?:a |an )?(?!(?:a|an|big|huge|massive|ceiling|desk|box)\b)"
      r"(?P<v>[\w-]+(?: [\w-]+)?) fan (?=(?:till|til|until|since|for life|forever|through and through)\b)",
