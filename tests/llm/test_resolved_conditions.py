@@ -312,3 +312,9 @@ def test_an_aversion_fine_now_and_a_pastime_packed_in(text: str, stored: dict[tu
 
 def test_something_else_fine_now_ends_no_aversion() -> None:
     assert _ended_said("the wifi is fine now", {("user", "dislikes:mushrooms"): "mushrooms"}) == []
+
+
+def test_did_it_gives_way_to_the_goals_own_words() -> None:
+    stored = {("user", "goal:run_the_paris_marathon"): "run the paris marathon"}
+    assert _ended_said("DID IT. paris marathon done in 4:05", stored) == [
+        ("user", "goal:run_the_paris_marathon", "done")]

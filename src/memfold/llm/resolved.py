@@ -134,6 +134,7 @@ _ENDINGS: tuple[tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str] |
 )
 # a goal ended without naming it ("did it!!!", "goal achieved"): the one stored goal, or the
 # one a word of the message names
+_DONE_WITHOUT_THE_GOAL = frozenset({"did it", "nailed it"})
 _GOAL_DONE = re.compile(r"\b(?:(?:goal|dream)\s+(?P<g>achieved|reached|smashed|done)|(?P<d>did it|nailed it))\b", re.I)
 # a plan or a wish is not an ending ("want to quit", "gonna give up")
 _NOT_ENDED = re.compile(r"\b(?:want|wanna|gonna|going|plan|planning|thinking|think|should|shall|try|trying|"
@@ -148,14 +149,19 @@ def ended_pursuits(text: str, message: Message,
     """Updates giving each stored goal, skill, pastime, like or dislike ``text`` says is
     reached, given up or over how it ended as value."""
     out: dict[tuple[str, str], FactExtraction] = {}
-    # ("hit 100 boards 🙌 goal smashed": the goal's own word for how it ended comes first)
-    for subject, key, said in _goal_done(text, current):
-        out[(subject, key)] = _ended(subject, key, said, message)
+    # ("hit 100 boards 🙌 goal smashed": the goal's own word for how it ended comes first; "did it"
+    # comes after the words of the goal itself: "DID IT. oslo marathon done")
+    done = _goal_done(text, current)
+    for subject, key, said in done:
+        if said not in _DONE_WITHOUT_THE_GOAL:
+            out[(subject, key)] = _ended(subject, key, said, message)
     for sentence in _SENTENCES.split(text):
         for families, said, part, before in _endings_said(sentence):
             for subject, key in _pursuits_meant(part, before, said, families, current):
                 out.setdefault((subject, key), _ended(subject, key, said, message).model_copy(
                     update={"subject_quote": _named_as(subject, text, current)}))
+    for subject, key, said in done:
+        out.setdefault((subject, key), _ended(subject, key, said, message))
     return list(out.values())
 
 
