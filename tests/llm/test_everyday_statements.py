@@ -2051,3 +2051,14 @@ def test_a_posting_is_a_team_and_a_stretch_of_time_no_employer(text: str, fact: 
     found = {(s, k, v) for _, s, k, v in _tagged(text)}
     assert fact in found
     assert absent is None or not any((s, k) == absent for s, k, _ in found)
+
+
+def test_a_liking_said_as_a_hobby_is_one() -> None:
+    found = {(s, k, v) for _, s, k, v in _tagged("hobby wise im really into birdwatching, got it from my dad")}
+    assert ("user", "hobby:birdwatching", "birdwatching") in found
+
+
+def test_it_is_my_favourite_names_no_clause_before_it() -> None:
+    found = {(s, k, v) for _, s, k, v in _tagged("my mum makes jollof every sunday and it is my favourite food no question")}
+    assert not any(k.startswith("favorite:") and "mum" in v.lower() for _, k, v in found)
+    assert not any(k == "favorite:food_no" for _, k, _ in found)

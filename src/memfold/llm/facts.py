@@ -1098,8 +1098,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "Fontaines D.C. are my favourite band", "moved on from Coldplay, these days Fontaines D.C. are ..."
     # (the thing is after a "but": "sorry DCH but Laapataa Ladies is my fav movie now")
     (r"(?:^|[,;] | [-\u2013\u2014] | but )(?:(?:these days|nowadays|lately|now|honestly|tbh|ngl|ok|okay|well|lol) )?"
-     r"(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?) (?:is|are) my "
-     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands|"
+     # ("... and it is my favourite food": what "it" is was said before, not the clause before "it")
+     r"(?P<v>[\w'&.](?:(?! [-\u2013\u2014] | but )[\w'&. -])*?)(?<!\bit)(?<!\bthis)(?<!\bthat) (?:is|are) my "
+     r"(?:absolute |all[- ]time |new )?favou?rite (?P<what>(?!(?:now|lately|again|too|rn|atm|tbh|lol|these|honestly|by)\b)[a-z]+(?: (?!(?:now|lately|again|too|by|ever|of|for|in|at|so|and|but|because|rn|lol|tbh|honestly|hands|no|"
      r"these|nowadays|currently|anymore)\b)[a-z]+)?)\b",
      _favorite_key, 3.0),
     (r"^(?:my )?(?:new |current |all[- ]time )?favou?rite (?P<what>[a-z]+(?: (?!(?:unlocked|alert|update|ever|in)\b)[a-z]+)?)"
@@ -3362,6 +3363,20 @@ def _no_job_of_a_manner(best: _Slots, text: str) -> _Slots:
     return best
 
 
+# "hobby wise im really into pigeon racing": a liking said as the speaker's hobby is one
+_HOBBY_SAID = re.compile(r"^\W*(?:hobby[- ]?wise|hobbies[- ]?wise|as (?:a|for) hobb(?:y|ies)|for a hobby)\b", re.IGNORECASE)
+
+
+def _liking_said_as_hobby(best: _Slots, text: str, speaker: str) -> _Slots:
+    if not _HOBBY_SAID.search(text):
+        return best
+    for (subject, key), item in list(best.items()):
+        if subject == speaker and key.startswith("likes:"):
+            del best[(subject, key)]
+            best.setdefault((subject, fact_key("hobby", item.value)), replace(item, key=fact_key("hobby", item.value)))
+    return best
+
+
 _SURNAME_PARTICLE = re.compile(r"(?:de|da|do|dos|das|di|du|del|della|van|von|der|den|bin|binti|al|el|ter|ten)", re.IGNORECASE)
 _NEXT_WORD = re.compile(r" (?P<word>[^\W\d_][\w'-]*)")
 
@@ -5598,6 +5613,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _home_moved_here(b, t, s),
     lambda b, t, s, p: _company_not_team_or_partner(b, t, s),
     lambda b, t, s, p: _no_job_of_a_manner(b, t),
+    lambda b, t, s, p: _liking_said_as_hobby(b, t, s),
     lambda b, t, s, p: _goal_without_deadline(b),
     lambda b, t, s, p: _sense_lost_where(b, t),
     lambda b, t, s, p: _moved_then_where(b, t, s),
