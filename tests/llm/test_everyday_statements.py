@@ -2062,3 +2062,11 @@ def test_it_is_my_favourite_names_no_clause_before_it() -> None:
     found = {(s, k, v) for _, s, k, v in _tagged("my mum makes jollof every sunday and it is my favourite food no question")}
     assert not any(k.startswith("favorite:") and "mum" in v.lower() for _, k, v in found)
     assert not any(k == "favorite:food_no" for _, k, _ in found)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("im 20, second year at strathclyde", "Second Year at Strathclyde"),
+    ("im a 2nd year law student at maynooth, exams next week", "2nd year law student at Maynooth"),
+])
+def test_a_year_of_study_keeps_its_school(text: str, value: str) -> None:
+    assert ("user", "education", value) in {(s, k, v) for _, s, k, v in _tagged(text)}

@@ -939,6 +939,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "back on meat after 5 yrs veggie": meat eaten again (an omnivore)
     (r"(?:^\W*|\bi(?:'m| am)? )(?:now |finally )?back (?:on|to) (?:eating )?(?P<v>meat)\b", "diet", 2.5),
     # "I'm in year 12", "she's in 5th grade" (a relative's statement is read as "I'm ...")
+    # "im 19, first year at kyambogo": a year of study and its school, the subject dropped
+    (r"(?:^\W*|[,;]\s*)(?P<v>(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|final) (?:year|yr)(?: [a-z]+)? at "
+     r"[^\W\d_][\w'&.-]*(?: [^\W\d_][\w'&.-]*){0,3}?)(?=\s*(?:$|[,.!;?]))", "education", 2.5),
     # "im in 2nd year of BSc midwifery at Dhaka University", "in 2nd year med at otago uni": the
     # year, what is studied and the school (a lower-case one named by its kind of school)
     (_I_AM + r"(?:now |currently |only )?in (?:the |my )?(?P<v>(?:(?:year|grade|form|p|primary) \d{1,2}|\d{1,2}(?:st|nd|rd|th) "
@@ -3535,6 +3538,29 @@ def _students_study(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str],
     return best
 
 
+# "im a 3rd year med student at makerere": the school said right after a year of study read without it
+_AT_SCHOOL_AFTER = re.compile(r" at (?P<school>(?!(?:the moment|home|work|night|weekends?|all|least|most|first)\b)"
+                              r"(?:the )?[^\W\d_][\w'&.-]*(?: [^\W\d_][\w'&.-]*){0,3}?)"
+                              r"(?=\s*(?:$|[,.!;?(]|\s(?:and|but|so|lol|now|since|for|in|because|tho)\b))", re.IGNORECASE)
+_YEAR_OF_STUDY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|final|last) year\b|\b(?:year|grade) \d",
+                            re.IGNORECASE)
+
+
+_SCHOOL_KINDS = frozenset({"primary", "secondary", "school", "uni", "university", "college", "high school", "nursery",
+                           "kindergarten", "preschool", "daycare", "sixth form", "secondary school", "primary school"})
+
+
+def _education_with_its_school(best: _Slots, text: str) -> _Slots:
+    for slot, item in list(best.items()):
+        if slot[1] != "education" or " at " in item.value.lower() or not _YEAR_OF_STUDY.search(item.value):
+            continue
+        said = find_said(text, item.value)
+        school = _AT_SCHOOL_AFTER.match(text, said[1]) if said else None
+        if school and school["school"].lower().removeprefix("the ") not in _SCHOOL_KINDS:  # ("at primary": no name)
+            best[slot] = replace(item, value=f"{item.value} at {proper(school['school'])}")
+    return best
+
+
 def _read_sentences(message: Message, sentences: list[str], speaker: str, tagger: FactTagger | PrefetchedTagger | None,
                     templates: TemplateSet | None, people: KnownPeople, stored: dict[tuple[str, str], str],
                     likeness: Likeness | None = None) -> tuple[list[list[Found]], float]:
@@ -5568,6 +5594,7 @@ def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]
 _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], ...] = (
     lambda b, t, s, p: _one_key_per_value(b),
     lambda b, t, s, p: _students_study(b),
+    lambda b, t, s, p: _education_with_its_school(b, t),
     lambda b, t, s, p: _pronoun_age(b, t, s),
     lambda b, t, s, p: _no_age_of_a_thing(b, t, s),
     lambda b, t, s, p: _no_home_of_a_thing(b, t),
