@@ -2002,9 +2002,7 @@ def test_a_home_moved_to_and_a_job_beside_the_one_left(text: str, fact: tuple[st
 ])
 def test_a_company_a_team_and_a_partner_told_apart(text: str, fact: tuple[str, str, str],
                                                    absent: tuple[str, str]) -> None:
-    found = {(subject, key, value) for _, subject, key, value in _tagged(text)}
-    assert fact in found
-    assert not any((subject, key) == absent for subject, key, _ in found)
+    _assert_read(text, fact, absent)
 
 
 def test_im_with_someone_now_is_still_a_partner() -> None:
@@ -2033,6 +2031,11 @@ def test_have_asked_of_someone_is_a_question(text: str) -> None:
 ])
 def test_a_pet_named_after_it_came_and_a_manner_is_no_job(text: str, fact: tuple[str, str, str],
                                                           absent: tuple[str, str] | None) -> None:
+    _assert_read(text, fact, absent)
+
+
+def _assert_read(text: str, fact: tuple[str, str, str], absent: tuple[str, str] | None) -> None:
+    """``fact`` (subject, key, value) is read from ``text``, and nothing of the ``absent`` subject and key."""
     found = {(s, k, v) for _, s, k, v in _tagged(text)}
     assert fact in found
     assert absent is None or not any((s, k) == absent for s, k, _ in found)
@@ -2048,9 +2051,7 @@ def test_someones_birthday_without_the_apostrophe_is_not_the_speakers() -> None:
 ])
 def test_a_posting_is_a_team_and_a_stretch_of_time_no_employer(text: str, fact: tuple[str, str, str],
                                                                absent: tuple[str, str] | None) -> None:
-    found = {(s, k, v) for _, s, k, v in _tagged(text)}
-    assert fact in found
-    assert absent is None or not any((s, k) == absent for s, k, _ in found)
+    _assert_read(text, fact, absent)
 
 
 def test_a_liking_said_as_a_hobby_is_one() -> None:
