@@ -3302,8 +3302,8 @@ def _team_after_switch(best: _Slots, text: str, speaker: str) -> _Slots:
 # last month": the place named beside "moved here" is the new home
 _MOVED_HERE = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:here|there)\b",
                          re.IGNORECASE)
-_IN_PLACE = re.compile(r"\bin (?P<place>(?!(?:the|a|an|my|our|your|this|that|town|here|there|general|" + _MONTH_WORDS
-                       + r")\b)[^\W\d_][\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)", re.IGNORECASE)
+_IN_PLACE_MOVED_TO = re.compile(r"\bin (?P<place>(?!(?:the|a|an|my|our|your|this|that|town|here|there|general|" + _MONTH_WORDS
+                               + r")\b)[^\W\d_][\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)", re.IGNORECASE)
 
 
 _FROM_PLACE = re.compile(r" from (?P<place>[^\W\d_][\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)")
@@ -3316,8 +3316,8 @@ def _home_moved_here(best: _Slots, text: str, speaker: str) -> _Slots:
         del best[(speaker, "location")]  # "we just moved here from odense": the home left
     if moved is None or (speaker, "location") in best:
         return best
-    before = [m for m in _IN_PLACE.finditer(text, 0, moved.start())]
-    place = before[-1] if before else _IN_PLACE.search(text, moved.end())
+    before = [m for m in _IN_PLACE_MOVED_TO.finditer(text, 0, moved.start())]
+    place = before[-1] if before else _IN_PLACE_MOVED_TO.search(text, moved.end())
     if place is not None:
         best[(speaker, "location")] = Found(speaker, "location", proper(place["place"]), 2.5)
     return best
