@@ -36,7 +36,7 @@ from memfold.llm.values import RELIGION_NOUNS, content_words
 from memfold.llm.values import RESTRICTED_DIETS, condition, diet as diet_value, food_eaten_again
 from memfold.llm.values import birthday as birthday_value
 from memfold.llm.values import (
-    REGIONS, normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
+    REGIONS, UNIT_WORDS, normalise_value, number_words, others_status, proper, relationship_status, status_phrases,
 )
 from memfold.models import FactExtraction, Message
 from memfold.timeexpr import IRREGULAR_PAST, find_time_expressions
@@ -383,8 +383,8 @@ def _location_after_job(m: re.Match[str]) -> str | None:
 
 
 # "a nurse in surgery", "an engineer in the oil industry": where one works, not a place
-_NOT_A_PLACE_AFTER = re.compile(r"\s+(?:industry|sector|field|business|world|space|trade|department|dept|"
-                                r"team|ward|unit|division)\b", re.IGNORECASE)
+_NOT_A_PLACE_AFTER = re.compile(rf"\s+(?:industry|sector|field|business|world|space|trade|ward|{UNIT_WORDS})\b",
+                                re.IGNORECASE)
 
 
 def _names_a_place(m: re.Match[str]) -> bool:
@@ -1240,8 +1240,9 @@ _HAVE_RELATION = re.compile(
 _CHILDREN = frozenset("son daughter kid child boy girl baby stepson stepdaughter "
                       "sons daughters kids children boys girls".split())  # "my kids are Leo and Ava"
 # "law at Kings", "psychology at uni of cape town": a school after "at" (not "at night", "at uni")
-_AT_SCHOOL = re.compile(r" at (?:(?-i:[A-Z])|(?!(?:night|home|work|weekends?|the (?:moment|weekend|library|gym|same)|"
-                        r"school|college|uni|university|least|all|once|first|times|the minute|my|a|an)\b)"
+# what follows "at" without naming a school ("at night", "at the moment", "at least")
+_AT_NO_SCHOOL = r"night|home|work|weekends?|the (?:moment|weekend|library|gym|same|minute)|least|most|all|once|first|times"
+_AT_SCHOOL = re.compile(rf" at (?:(?-i:[A-Z])|(?!(?:{_AT_NO_SCHOOL}|school|college|uni|university|my|a|an)\b)"
                         r"(?:the )?[a-z]|(?:uni|university|college) of\b)")
 _LANGUAGE_LEAD = re.compile(r"^(?:(?:(?:a )?(?:bit|little|lot) of|some|basic|fluent|conversational|broken|decent|good|"
                             r"passable|rusty|native)\s+)+", re.IGNORECASE)
@@ -2364,7 +2365,7 @@ def _no_home_of_a_thing(best: dict[tuple[str, str], Found], text: str) -> dict[t
     return best
 
 
-_UNIT_WORD_END = re.compile(r"\b(?:team|department|dept|unit|ward|division|squad|desk)$", re.IGNORECASE)
+_UNIT_WORD_END = re.compile(rf"\b(?:{UNIT_WORDS}|ward|desk)$", re.IGNORECASE)
 # what one grew up with, not where ("on" a home only with a capital: "grew up on Skye")
 _GREW_UP_WITH = re.compile(r"\bgrew up (?:with|on|eating|watching|listening to) ", re.IGNORECASE)
 _LIVES_IN = re.compile(r"\b(?:live|lives|living|based|moved|settled|reside)\b", re.IGNORECASE)
@@ -3204,10 +3205,14 @@ _POORLY_OR_AROUND = re.compile(r"(?<=its all )|(?<=it's all )|\w+(?:,? (?:is|eve
                                r"(?:meh|worse|bad|terrible|awful|rusty|barely|from (?:films|movies|tv|songs))\b", re.IGNORECASE)
 
 
+# "no french", "not really any spanish": a denial at most a few words before the language
+_DENIED_BEFORE = re.compile(r"\b(?:no|not|don't|dont|never|zero)\b[\w\s]{0,12}$", re.IGNORECASE)
+
+
 def _spoken_well(rest: str, name: str) -> bool:
-    said = re.search(rf"\b{re.escape(name)}\b", rest, re.IGNORECASE)
-    denied = re.search(rf"\b(?:no|not|don't|dont|never|zero)\b[\w\s]{{0,12}}\b{re.escape(name)}\b", rest, re.IGNORECASE)
-    return said is not None and denied is None and _POORLY_OR_AROUND.match(rest, said.start()) is None
+    said = find_said(rest, name)
+    return said is not None and not any(_DENIED_BEFORE.search(rest, 0, start) for start, _ in find_all_said(rest, name)) \
+        and _POORLY_OR_AROUND.match(rest, said[0]) is None
 
 
 def _other_languages(best: _Slots, text: str, speaker: str) -> _Slots:
@@ -3326,7 +3331,7 @@ def _home_moved_here(best: _Slots, text: str, speaker: str) -> _Slots:
 # "moved over to Troll Expeditions": a capitalised name of two words or more is a company, not
 # a team (teams are written lower case: "moved to rare books"); "left quiksilver, im with
 # Haydenshapes now": who the speaker is "with" after leaving a job is an employer
-_TEAM_WORD_SAID = re.compile(r"\b(?:team|teams|department|dept|squad|unit|division)\b", re.IGNORECASE)
+_TEAM_WORD_SAID = re.compile(rf"\b(?:teams|{UNIT_WORDS})\b", re.IGNORECASE)
 _WITH_NOW = re.compile(r"\b(?:i'm|im|i am) (?:now )?with (?P<tail>)", re.IGNORECASE)
 _JOB_LEFT = re.compile(r"\b(?:left|quit|resigned from|handed in my notice)\b", re.IGNORECASE)
 _DATING_SAID = re.compile(r"\b(?:dating|date|gf|bf|girlfriend|boyfriend|partner|love|relationship|single|ex)\b", re.IGNORECASE)
@@ -3539,7 +3544,7 @@ def _students_study(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str],
 
 
 # "im a 3rd year med student at makerere": the school said right after a year of study read without it
-_AT_SCHOOL_AFTER = re.compile(r" at (?P<school>(?!(?:the moment|home|work|night|weekends?|all|least|most|first)\b)"
+_AT_SCHOOL_AFTER = re.compile(rf" at (?P<school>(?!(?:{_AT_NO_SCHOOL})\b)"
                               r"(?:the )?[^\W\d_][\w'&.-]*(?: [^\W\d_][\w'&.-]*){0,3}?)"
                               r"(?=\s*(?:$|[,.!;?(]|\s(?:and|but|so|lol|now|since|for|in|because|tho)\b))", re.IGNORECASE)
 _YEAR_OF_STUDY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|final|last) year\b|\b(?:year|grade) \d",

@@ -59,8 +59,11 @@ _PLACE_TAIL = re.compile(r"\s+(?:originally|for|near (?:my|our|his|her|their|the
 _AGED = re.compile(r"^\d{1,3}[- ]years?[- ]old\s+", re.IGNORECASE)
 _JOB_TAIL = re.compile(r"\s+for\s+.*$", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
+# the words that name a part of an organisation ("payments team", "cardiology unit"); the
+# fact rules add "ward" and "desk" where a place or a home is told from a team
+UNIT_WORDS = "team|department|dept|squad|division|unit"
 # "the finance department of a hospital": the team is "finance"
-_TEAM_WORD = re.compile(r"\s+(?:team|department|dept|squad|division|unit)\b.*$", re.IGNORECASE)
+_TEAM_WORD = re.compile(rf"\s+(?:{UNIT_WORDS})\b.*$", re.IGNORECASE)
 # the departments of an organisation: "I work in HR" says a team, not a place or a job
 DEPARTMENTS = ("hr|human resources|finance|accounts|accounts payable|accounts receivable|accounting|payroll|"
                "procurement|purchasing|marketing|sales|legal|compliance|it support|tech support|"
