@@ -57,6 +57,10 @@ Set 15 (``--set heldout15``: routing 461, intent 183, facts 283 statements, upda
 was written on 2026-12-07 17:01-17:08 UTC by four more, from LABELLING.md alone, and committed
 before any code of stop 54 was measured on it; ``--set dev15`` (routing 467, intent 171, facts 298,
 updates 206) by four more at the same time, for stop 54 to read (same rule, set 15 included).
+Set 16 (``--set heldout16``: routing 450, intent 147, facts 302 statements, updates 203 scenarios)
+was written on 2026-12-07 19:52-19:58 UTC by four more, from LABELLING.md alone, and committed
+before any code of stop 55 was measured on it; ``--set dev16`` (routing 464, intent 154, facts 305,
+updates 198) by four more at the same time, for stop 55 to read (same rule, set 16 included).
 What is measured, all through ``Memory``:
 
 * routing: ``Memory.route(message)`` on 430 labelled messages: macro-F1 over the 4 kinds;
@@ -111,8 +115,8 @@ TRAIN_FILES = {"routing": ("facts", "events", "documents", "none", "dialog"), "i
                "facts": ("facts",), "updates": ("updates",)}
 SET: dict[str, Any] = {"name": "heldout"}
 RESULT_FILES = {"heldout": "assistant.json",
-                **{f"heldout{n}": f"assistant_heldout{n}.json" for n in range(2, 16)},
-                **{f"dev{n}": f"assistant_dev{n}.json" for n in range(7, 16)}, "train": "assistant_train.json"}
+                **{f"heldout{n}": f"assistant_heldout{n}.json" for n in range(2, 17)},
+                **{f"dev{n}": f"assistant_dev{n}.json" for n in range(7, 17)}, "train": "assistant_train.json"}
 
 
 def rows(name: str) -> list[dict[str, Any]]:
@@ -276,10 +280,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--errors", action="store_true", help="print every miss")
     parser.add_argument("--only", choices=("routing", "intent", "facts", "updates"), action="append")
     parser.add_argument("--set", choices=tuple(RESULT_FILES), default="heldout",
-                        help="heldout / heldout2 / ... / heldout15: the sets never trained or tuned on "
-                             "(written 2026-12-01, 2026-12-02, 2026-12-05, five on 2026-12-06, seven on 2026-12-07; sets 4 "
+                        help="heldout / heldout2 / ... / heldout16: the sets never trained or tuned on "
+                             "(written 2026-12-01, 2026-12-02, 2026-12-05, five on 2026-12-06, eight on 2026-12-07; sets 4 "
                              "and 5 have facts and updates only, sets 6 and 7 routing and intent only); dev7, "
-                             "dev8, dev9, dev10, dev11, dev12, dev13, dev14, dev15: development sets from new writers (stops 44, 45, 46, 49, 50, 51, 52, 53, 54; their errors were "
+                             "dev8, dev9, dev10, dev11, dev12, dev13, dev14, dev15, dev16: development sets from new writers (stops 44, 45, 46, 49, 50, 51, 52, 53, 54, 55; their errors were "
                              "read, so they are no held-out sets); train: the corpus")
     parser.add_argument("--no-tagger", action="store_true",
                         help="the rules and templates alone (MEMFOLD_FACT_TAGGER=false)")
