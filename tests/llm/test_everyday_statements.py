@@ -2071,3 +2071,52 @@ def test_it_is_my_favourite_names_no_clause_before_it() -> None:
 ])
 def test_a_year_of_study_keeps_its_school(text: str, value: str) -> None:
     assert ("user", "education", value) in {(s, k, v) for _, s, k, v in _tagged(text)}
+
+
+# stop 55: the general forms of dev16 misses, said in other words
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    ("im a sophomore at lincoln high, wrestling season starts monday", ("user", "education", "sophomore at Lincoln High"),
+     ("user", "job")),
+    ("we had a baby boy last night!! his name is Matteo", ("user", "child:matteo", "Matteo"), ("user", "partner")),
+    ("were amish, so no phones at the table", ("user", "religion", "Amish"), ("user", "diet")),
+    ("honestly i hate olives like genuinely", ("user", "dislikes:olives", "olives"), None),
+    ("i love love love mango", ("user", "likes:mango", "mango"), None),
+    ("physio signed me off today, my torn acl is fully healed", ("user", "health:torn_acl", "fully healed"), None),
+    ("im Kenyan, from Kisumu originally, so fish is life", ("user", "hometown", "Kisumu"), None),
+    ("im Anglican, Bristol born and bred", ("user", "hometown", "Bristol"), None),
+    ("came to Glasgow for uni and never left", ("user", "location", "Glasgow"), None),
+    ("grew up in Kaunas, been in Dublin 9 yrs now", ("user", "location", "Dublin"), None),
+    ("porter on ward 7 at Leeds General, nights mostly", ("user", "employer", "Leeds General"), None),
+    ("im a designer at a small agency in town called Brightside", ("user", "employer", "Brightside"), None),
+    ("nurse for 20 years at Hillingdon, love it", ("user", "employer", "Hillingdon"), None),
+    ("i started at the city library last month as an archivist", ("user", "employer", "City Library"), None),
+    ("i do weekends at the red lion, mostly pulling pints", ("user", "employer", "Red Lion"), None),
+    ("i did computer science at Warwick", ("user", "education", "computer science at Warwick"), None),
+    ("I graduated from Makerere University with a degree in civil engineering.",
+     ("user", "education", "civil engineering at Makerere University"), None),
+    ("please remember: my real name is Oluwaseun, Seun is just for work", ("user", "name", "Oluwaseun"), None),
+    ("btw im nonbinary, name is Robin", ("user", "name", "Robin"), None),
+    ("my kids are Noah and Ella, theyre 6 and 3", ("Ella", "age", "3"), None),
+    ("my colleague priya in marketing sent me this", ("Priya", "team", "marketing"), None),
+    ("we adopted a puppy!! a collie cross named Bramble", ("user", "pet:dog", "Bramble"), None),
+    ("i learned to knit at 60 and now i cant stop", ("user", "skill:knitting", "knitting"), None),
+    ("ive always wanted to visit Patagonia", ("user", "goal:visit_patagonia", "visit Patagonia"), None),
+    ("im a developer at Monzo, fully remote from Porto", ("user", "location", "Porto"), None),
+    ("im pretty handy with a soldering iron", ("user", "skill:soldering_iron", "soldering iron"), None),
+    ("tomasz my flatmate is a paramedic and works nights", ("user", "family:flatmate", "Tomasz"), None),
+])
+def test_stop_55_statements(text: str, fact: tuple[str, str, str], absent: tuple[str, str] | None) -> None:
+    _assert_read(text, fact, absent)
+
+
+@pytest.mark.parametrize(("text", "absent"), [
+    ("the neighbours got a kitten named Mochi", ("user", "pet:cat")),
+    ("my son broke his arm at school", ("user", "child:broke")),
+    ("my dad loves jazz and hates anything loud", ("user's dad", "dislikes:jazz")),
+    ("im home, from Paris", ("user", "hometown")),
+    ("we moved to Leeds, first week in the new house was chaos", ("user", "employer")),
+    ("i moved to Hamburg last month for the new job", ("user", "employer")),
+    ("my partner is non binary, they/them, name is Sasha", ("user", "name")),
+])
+def test_stop_55_readings_that_stay_out(text: str, absent: tuple[str, str]) -> None:
+    assert not any((s, k) == absent for _, s, k, _ in _tagged(text))

@@ -1223,3 +1223,24 @@ def test_an_unnamed_relative_who_eats_everything_is_stored_grounded(tmp_path) ->
     profile = _profile_after(tmp_path, ["we're vegan in this house except my husband who eats literally everything"])
     assert profile.get(("user's husband", "diet")) == "omnivore"
     assert profile.get(("user", "diet")) == "vegan"
+
+
+@pytest.mark.parametrize(("before", "after", "key", "now"), [
+    ("i live in Split", "left split in june, Zagreb now, bigger flat", "location", "Zagreb"),
+    ("i work for Accenture as an analyst", "moved over to deloitte, first week was intense", "employer", "Deloitte"),
+    ("i work for North Bristol trust as a physio", "moved over to Bath Royal trust, same job new commute", "employer",
+     "Bath Royal trust"),
+    ("i go to the catholic church, im catholic", "we switched to the baptist church near us", "religion", "Baptist"),
+    ("im a freshman at oak ridge high", "sophomore now!! new locker, same problems", "education", "Sophomore"),
+    ("im 39, time flies", "well, 40 as of this morning. send cake", "age", "40"),
+    ("i ride a Vespa Primavera scooter around Lisbon", "scooter got stolen so im on a red Honda SH now",
+     "possession:scooter", "red Honda SH"),
+    ("im Margaret but everyone says Maggie", "can you just call me Meg from now on", "name", "Meg"),
+])
+def test_stop_55_changes(tmp_path, before: str, after: str, key: str, now: str) -> None:
+    assert _profile_after(tmp_path, [before, after]).get(("user", key)) == now
+
+
+def test_a_relative_back_for_good_moves_home(tmp_path) -> None:
+    profile = _profile_after(tmp_path, ["my brother tariq lives in dubai", "tariqs back in Karachi for good, dubai was too much"])
+    assert profile.get(("Tariq", "location")) == "Karachi"

@@ -134,7 +134,7 @@ def sentences(text: str) -> list[str]:
 
 
 _LEAD = r"^(?:(?:hey|hi|ok|okay|so|also|oh|and|btw|fyi|one more thing|quick one)[,!:]?\s+)*"
-_ASK = r"(?:(?:can|could|would|will) (?:you|u)\s+)?(?:please\s+|pls\s+|plz\s+)?"
+_ASK = r"(?:(?:can|could|would|will) (?:you|u)\s+(?:just\s+|also\s+)?)?(?:please\s+|pls\s+|plz\s+)?"
 _REQUESTS_TO_KEEP = (r"(?:remember|note|keep in mind|bear in mind|make a note|take a note|note down|jot down|"
                      r"write down|save|store|log|add to my notes|keep track of|make a note of|take note of|"
                      r"hang on to|hold on to|hold onto|hang onto)")

@@ -26,7 +26,7 @@ from memfold.llm.cues import sentences as split_sentences
 from memfold.llm.keys import (CHILD_WORDS, PARTNER_WORDS, RELATION_CANON, RELATION_WORDS, SINGLE_VALUED, TWO_WORD_RELATIONS, canonical_key, canonical_subject, fact_key, normalise_key, product_kind,
                               PET_CANON, slug, speaker_subject)
 from memfold.llm.people import KnownPeople, without_accents
-from memfold.llm.resolved import condition_words, ended_pursuits, resolved_conditions
+from memfold.llm.resolved import RESOLVED_FAMILIES, condition_words, ended_pursuits, resolved_conditions
 from memfold.llm.rule_leads import lead_words
 from memfold.llm.spans import at_boundary, find_after, find_all_said, find_said, said_after, said_at
 from memfold.llm.tagger import RELATION_FAMILIES, TWO_WORD_KINDS, UNSAID_THINGS, canonical_relation, clause_owner
@@ -93,7 +93,7 @@ _IDENTITY = ("transgender(?: woman| man| boy| girl)?|trans(?: woman| man| boy| g
 _RELIGION = ("christian|muslim|jewish|hindu|buddhist|atheist|catholic|agnostic|mormon|sikh|quaker|"
              "protestant|anglican|methodist|baptist|lutheran|presbyterian|evangelical|pentecostal|"
              "orthodox christian|greek orthodox|russian orthodox|orthodox jew|jain|bahá'í|baha'i|"
-             "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|"
+             "taoist|shinto|pagan|wiccan|unitarian|episcopalian|sunni|shia|shi'a|zoroastrian|mennonite|amish|coptic|druze|"
              "rastafarian|rasta|seventh-day adventist|jehovah's witness|non-religious|nonreligious|irreligious")
 # body parts an injury is said of ("tore my acl", "broke my collarbone"); anatomy, no more
 _BODY_PARTS = ("ankles?|wrists?|arms?|legs?|hands?|fingers?|toes?|knees?|hips?|shoulders?|elbows?|back|neck|ribs?|"
@@ -197,7 +197,7 @@ class Found:
     value: str
     weight: float
     negated: bool = False
-    by: str = "rule"  # or "tagger" (llm/tagger.py)
+    by: str = "rule"  # or "tagger" (llm/tagger.py), or "resolution" (_conditions_said_over)
     subject_quote: str = ""  # how the message names a known person (llm/people.py)
 
 
@@ -520,8 +520,10 @@ def _possession_key(m: re.Match[str]) -> str:
     """The thing said ("my bike is"), else what the brand is ("a tesla": car), else what the
     verb rides ("I drive a Peugeot": car)."""
     item = m.groupdict().get("item")
+    # ("i ride a Peugeot Kisbee scooter": the kind said beats the kind the brand makes most)
+    said_kind = next((word for word in m["v"].lower().split() if word in _POSSESSION_WORDS), None)
     if item is None or item.lower() not in _POSSESSION_WORDS:
-        item = product_kind(m["v"]) or item or _VEHICLE_VERBS.get(m["verb"].lower(), "item")
+        item = said_kind or product_kind(m["v"]) or item or _VEHICLE_VERBS.get(m["verb"].lower(), "item")
     return f"possession:{slug(item.lower())}"
 
 
@@ -587,7 +589,9 @@ psicologo veterinario cameriere cameriera
 _RULE_SPECS: list[_RuleSpec] = [
     # ("i'm a trans woman, name is Yara": after what the speaker is, not "i keep a tortoise, name is ...";
     # "my names Nakato": the apostrophe dropped)
-    (r"(?:\b(?:my name is|my name's|my names(?! (?:are|were)\b)|i'm called|i am called|i go by)|^\W*(?:(?:i'm|i am)\b[^,;:.!?]{0,40}[,;:] )?name is)\s+"
+    # ("my actual name is cristina"; "btw im trans, name is Osian")
+    (r"(?:\b(?:my (?:actual |real |proper |legal |full )?name is|my name's|my names(?! (?:are|were)\b)|i'm called|i am called|i go by)|"
+     r"^\W*(?:(?:btw|ok|okay|so|hi|hey|also)\W+)?(?:(?:i'm|i am)\b[^.!?]{0,40}[,;:] )?name is)\s+"
      r"(?:(?:dr|mr|mrs|ms|prof)\.? (?=(?-i:[A-Z])))?"
      + _NAME_VALUE,
      "name", 3.0),
@@ -639,6 +643,24 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"when|whenever|so|which|that|these|now)\b)[\w-]+){0,4})", _possession_key, 2.5),
     # "I drive for Uber", "i deliver for deliveroo": who they work for
     (r"\bi (?:drive|deliver|ride|cycle|shop|freelance) for (?P<v>[\w&'.-]+(?: (?-i:[A-Z])[\w&'.-]*){0,2})", "employer", 2.5),
+    # "midwife on labour ward at Singleton Hospital": the ward or unit, then where it is
+    (r"\b(?:ward|unit|team|department|dept|squad) at (?:the )?(?P<v>(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,3})",
+     "employer", 2.5),
+    (r"\b(?:on|in) (?:the )?(?P<v>[a-z]+(?: [a-z]+)? ward)\b(?= at\b)", "team", 2.5),
+    # "at a tiny startup in Casa called Chari": the organisation's name
+    (r"\b(?:at|for|with) an? (?:[\w-]+ ){0,3}?(?:startup|start-up|company|firm|agency|studio|shop|restaurant|cafe|bakery|"
+     r"hotel|bar|clinic|charity|business|brand|practice|school|nonprofit)(?: in [\w' ]+?)? called (?P<v>[\w&'.-]+"
+     r"(?: (?-i:[A-Z])[\w&'.-]*){0,2})", "employer", 2.5),
+    # "midwife for 28 years at Glangwili": where one has done the job that long
+    (r"(?<!lived )(?<!living )(?<!stayed )(?<!been )\bfor (?:\d+|a few|many|ten|twenty|thirty) (?:years|yrs) at (?:the )?"
+     r"(?P<v>(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,3})", "employer", 2.0),
+    # "i started at the cleveland clinic last week", "i do nights at tasca do gato": where one works
+    (r"\bi (?:just )?(?:started|began) (?:working |work )?at (?:the )?(?P<v>(?!(?:gym|school|uni|university|college|home|"
+     r"the|beginning|bottom|top|start|a|an|my|\d)\b)[\w&'.-]+(?: [\w&'.-]+){0,2}?)(?= (?:last|this|on|as|in|yesterday|today)\b)",
+     "employer", 2.5),
+    (r"\bi (?:do|work|pull) (?:nights|night shifts|days|day shifts|weekends|shifts|mornings|lates|doubles) at (?:the )?"
+     r"(?!(?:shop|office|hospital|store|restaurant|bar|cafe|school|factory|warehouse|station|depot|clinic|pub|hotel|home)"
+     r"(?:\s*[,.!?;]|\s*$| (?:and|but|so|now|lol)\b))" + _ORG, "employer", 2.5),
     (_HAVE + r"(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}?(?P<item>" + _POSSESSIONS + r"))\b",
      _possession_key, 2.0),
     # "I've gone vegan", "I went vegetarian last year", "I switched to keto"
@@ -742,6 +764,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"(?:" + _I_AM + r"|\bi(?:'d|d| would) (?:say|call myself) |\bi (?:consider myself|identify as) )"
      r"(?:a |an )?(?:(?:practi[cs]ing|devout|lapsed|non-practi[cs]ing|born-again|raised) )?"
      r"(?P<v>(?:" + _RELIGION + r")(?: (?:christian|muslim|jew|catholic|buddhist|hindu))?)\b", "religion", 3.0),
+    # "we switched to the mennonite church down the road": the church one goes to names the faith
+    (r"\b(?:switched|moved|changed|converted) (?:over )?to (?:the|a) (?:local )?(?P<v>" + _RELIGION
+     + r") (?:church|chapel|congregation|parish|temple|mosque|synagogue|meeting house)\b", "religion", 2.5),
     (r"\b(?:i(?:'ve| have)? |ive )?(?:converted|converting|reverted) to (?P<v>" + _RELIGION + "|" + _RELIGION_NOUN
      + r")\b", "religion", 3.0),
     (r"\bi (?:have|suffer from|was diagnosed with) (?P<v>" + _HEALTH + r")\b", "health", 3.0),
@@ -834,11 +859,21 @@ _RULE_SPECS: list[_RuleSpec] = [
     # a clause of a self-description list: "korean american, born in LA, live in seattle now",
     # "forex trader, self employed, based in lagos"
     (r"[,;]\s*(?:i was |was )?born (?:and raised )?in " + _HOME_PLACE, "hometown", 2.0),
+    # "I'm Portuguese, from Setúbal originally", "im welsh, proper welsh, from Pwllheli": where from,
+    # said as a clause of the speaker's own description (a capital: "..., from work" names no place)
+    (r"^\W*(?:i'm|im|i am)\b(?! (?:home|back|here|off|out|away|just|now|on (?:my|the) way)\b)[^.!?]{0,40}[,;]\s*(?:originally )?from (?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
+     r"(?=\s*(?:$|[,.!?;)]|\s(?:originally|and|but|so|lol)\b))", "hometown", 2.0),
+    # "Negombo born and bred": where one was born and grew up, said before it
+    (r"(?:^\W*|[,;]\s*)(?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?) born and (?:bred|raised)\b", "hometown", 2.0),
+    # "came to Marrakech for work and never left": where one stayed
+    (r"\b(?:came|moved|went) (?:over |out )?to (?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)\b[^.!?]{0,30}?"
+     r"\band (?:never left|stayed|never went back)\b", "location", 2.5),
     (r"[,;]\s*(?:i'm |currently |now )?based (?:in|out of) " + _HOME_PLACE, "location", 2.5),
     (r"[,;]\s*(?:i )?live in " + _HOME_PLACE, "location", 2.5),
     (r"\bi(?:'ve| have)? (?:lived|been living|been based) (?:here )?in " + _HOME_PLACE, "location", 2.5),
     # "from lagos originally but been in berlin 6 years": how long one has been somewhere says one lives there
-    (r"\b(?:but|and|now|so)\s+(?:i've |ive |i have )?been (?:living |based )?in (?P<v>(?!(?:the|a|an|my|our|hospital|bed|"
+    (r"(?:\b(?:but|and|now|so)\s+|[,;]\s*)(?:i've |ive |i have )?been (?:living |based )?in (?!(?:[\w'-]+ )?(?:trade|industry|business|"
+     r"sector|field|game)\b)(?P<v>(?!(?:the|a|an|my|our|hospital|bed|"
      r"prison|jail|school|uni|college|rehab|therapy|love|touch|pain|charge|business)\b)[\w'-]+(?: [\w'-]+)??)"
      r",? (?:for )?(?:\d+|a few|a couple of|two|three|four|five|six|ten|many) (?:years|yrs|months)\b", "location", 2.5),
     # "it is so expensive here in Chile", "winters here in Oslo": where the speaker is, said in passing
@@ -959,6 +994,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?:currently |now )?(?:living|based) (?:in|out of) " + _V, "location", 2.5),
     (r"\bi (?:was )?(?:born and raised|raised) in " + _V, "hometown", 2.5),
     (r"\bi (?:turn|turned|just turned|will be|'ll be) (?P<v>\d{1,3}|" + _AGE_WORDS + r")\b", "age", 2.5),
+    # "well, 30 as of this morning": an age reached today
+    (r"(?:^\W*|[.!]\s+)(?:well,? |officially |so |and )?(?P<v>\d{2}|" + _AGE_WORDS + r") (?:as of|since) (?:today|this morning|"
+     r"last night|midnight|yesterday)\b", "age", 2.5),
     # "its my bday today, 44 years", "today i enter 40 years": the age a birthday brings
     (r"\b(?:its|it's|was|is) my (?:birthday|bday)\b[^.!?\d]{0,30}?\b(?P<v>\d{1,3}) (?:years?|yrs?)\b(?! ago\b)",
      "age", 2.5),
@@ -1075,6 +1113,17 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"(?!" + _NOT_A_SKILL + r"\b)(?P<v>(?:[A-Z][\w+#.-]*|sql|excel|python)(?:(?:,| and| &) (?:some )?" + _SKILL_LEVEL +
      r"(?:[A-Z][\w+#.-]*|sql|excel))*)(?: (?:pretty|really|very) well)?\b", "skill", 2.5),
     (_I_AM + r"(?:really |pretty |very )?good (?:with|at) " + _V, "skill", 2.5),
+    # "im handy with a chainsaw": a tool one is good with
+    (_I_AM + r"(?:really |pretty |very |quite )?(?:handy|skilled|great|decent) with (?:a |an )(?P<v>[\w-]+(?: [\w-]+)?)"
+     r"(?=\s*(?:$|[,.!?;]|\s(?:and|but|so|too|lol)\b))", "skill", 2.5),
+    # "as a gay guy in a village of 400 ppl": what one is, said in passing
+    (r"\bas an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|lad|bloke|gal|"
+     r"kid|teen|couple)\b", "identity", 2.5),
+    # "ive always wanted to see the northern lights": a long-held wish is a goal
+    (r"\b(?:i've|ive|i have) always wanted to (?P<v>(?!(?:know|ask|say|tell|try this|do this|do that)\b)[^.,!?;]+)", "goal", 2.2),
+    # "im on the QA team at Hotelbeds, fully remote from Cardiff": where one works from is home
+    (r"\b(?:fully |working |work |i work |i'm |im )?remote(?:ly)? from (?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
+     r"(?![^.!?]*\b(?:this|next|for the|for a) (?:week|month|summer|weekend|few days)\b)", "location", 2.2),
     (r"\bmy (?:main |big |biggest |real |life(?:long)? )?(?:goal|dream|ambition)(?: this year| for (?:this|next) year)? is to "
      + _V, "goal", 3.0),
     (r"\bi(?:'m| am) (?:trying|aiming|hoping|planning|working) (?:hard )?to " + _V, "goal", 2.5),
@@ -1118,6 +1167,9 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"^(?P<v>[\w-]+(?: [\w-]+)?) is my (?:thing|passion|hobby|obsession)\b", "hobby", 2.5),
     (r"\bi (?:studied|majored in|did (?:a|my) (?:degree|masters|master's|phd|bachelor's) in) " + _V,
      "education", 3.0),
+    # "i did sports science at Cardiff Met": a field of study done at a named school
+    (r"\bi did (?P<v>(?:[\w-]+ )?(?:" + STUDY_FIELD.pattern.removeprefix("^").removesuffix("$") + r"|science|studies|engineering) at "
+     r"(?-i:[A-Z])[\w'&.-]*(?: (?-i:[A-Z])[\w'&.-]*){0,3})", "education", 3.0),
     # "did my MLIS at Victoria in Wellington", "i did my BBA at IBA, graduated 2018": a degree
     # named by its letters or its word, and the school (the town after "in" left out)
     (r"(?:\bi |^\W*)(?:did|completed|finished|got) (?:my|a|an) (?P<v>(?:phd|masters|master's|bachelors|bachelor's|degree|"
@@ -1762,6 +1814,7 @@ def _birthday_facts(sentence: str, speaker: str) -> list[Found]:
 
 
 _WHERE_TAIL = re.compile(r"\s+(?:near|by|off|opposite|next to|round the corner from)\s.*$", re.IGNORECASE)
+_RIDDEN_WHERE = re.compile(r"\s+(?:round|around|through|across|about) (?:town|the|[A-Z]).*$")
 # "Lionbridge doing localisation QA": what the speaker does there is no part of the employer
 # (a lower-case -ing word after a capitalised name: "Sterling Bank", "Boeing" stay whole)
 _DOING_TAIL = re.compile(r"^(?P<name>(?:.*? )?(?-i:[A-Z])[\w&'.-]*) (?-i:[a-z]{2,}ing)\b.*$")
@@ -1773,6 +1826,8 @@ def _key_trimmed(key: str, key_fn: KeyFn, value: str) -> str:
         return _LEADING_TO.sub("", value)
     if key == "employer":  # "a barista at Pret near liverpool st": the employer is Pret
         return _DOING_TAIL.sub(r"\g<name>", _WHERE_TAIL.sub("", value)) or value
+    if key.startswith("possession:"):  # "a Peugeot Kisbee scooter round Marrakech": the scooter
+        return _RIDDEN_WHERE.sub("", value) or value
     if key == "language" or key_fn is _speak_key:
         # "a bit of spanish", "cantonese mostly day to day": the language
         return _LANGUAGE_TAIL.sub("", _LANGUAGE_LEAD.sub("", value)) or value
@@ -2066,11 +2121,70 @@ def extract_facts(message: Message, content: list[str] | None = None, *,
     best = _whole_message_passes(best, message.text, speaker, people)
     for item in labelled_fields(message.text, speaker):  # "Name: Inés / Age: 33 / City: Seville"
         best.setdefault((item.subject, item.key), item)
+    best = _conditions_said_over(best, message, stored or {})
+    best = _left_for_now(best, message.text, speaker, stored or {})
     strength = strength if best else 0.0
     return [_to_extraction(item, message) for item in best.values()], strength
 
 
 _Slots = dict[tuple[str, str], Found]  # (subject, key) -> the strongest reading
+
+
+# "left fes last week, Chefchaouen now": what replaces a stored value the message says was left
+_LEFT_THEN_NOW = re.compile(r"\b(?:left|quit|moved out of|moved on from|done with) (?:the |my )?(?P<old>[\w' -]{2,30}?)"
+                            r"(?: (?:last|this) \w+| (?:a|two|three) \w+ ago)?,\s*(?:its |it's |im at |im in )?"
+                            r"(?P<new>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+){0,2}) now\b", re.IGNORECASE)
+
+
+def _left_for_now(best: _Slots, text: str, speaker: str, stored: dict[tuple[str, str], str]) -> _Slots:
+    m = _LEFT_THEN_NOW.search(text)
+    if m is None:
+        return best
+    slots = [key for (subject, key), value in stored.items() if subject == speaker and key in SINGLE_VALUED
+             and value.casefold() == m["old"].casefold()]
+    if len(slots) != 1:
+        return best
+    for slot in [slot for slot, item in best.items() if slot[0] == speaker and item.value == m["new"]]:
+        del best[slot]  # the new value read under another key ("Chefchaouen" as a job)
+    best[(speaker, slots[0])] = Found(speaker, slots[0], m["new"], 3.0)
+    return best
+
+
+# what a condition said to be over is over by, in the message's own words (not "fine", "normal",
+# "negative": a word as likely to be said of something else)
+_OVER_BY = frozenset({"healed", "cured", "in remission", "cleared", "cleared up", "gone", "outgrown", "outgrew",
+                      "recovered", "resolved"})
+_BETWEEN_CLAUSES = re.compile(r"[,.;!?]|\b(?:so|but|and|because|though|tho)\b", re.IGNORECASE)
+
+
+def _said_over_in_one_clause(text: str, condition_said: str, resolution: str) -> bool:
+    """``resolution`` is one of the plain words of an ending, said after the condition in its clause."""
+    if not any(word in _OVER_BY for word in (resolution, resolution.split()[-1], " ".join(resolution.split()[-2:]))):
+        return False
+    condition_at, over_at = find_said(text, condition_said), find_said(text, resolution.split()[-1])
+    return bool(condition_at and over_at and condition_at[1] <= over_at[0]
+                and not _BETWEEN_CLAUSES.search(text, condition_at[1], over_at[0]))
+
+
+def _conditions_said_over(best: _Slots, message: Message, stored: dict[tuple[str, str], str]) -> _Slots:
+    """"the doc says my wrist fracture is fully healed": a condition the message names and says
+    is over keeps its key, with how it ended as its value (LABELLING.md), read as a stored
+    condition's resolution is (``resolved.resolved_conditions``). Where the profile holds a
+    condition of that person, the router resolves the stored one instead (offline.py)."""
+    held = {subject for subject, key in stored if key.partition(":")[0] in RESOLVED_FAMILIES}
+    read = {slot: item.value for slot, item in best.items()
+            if slot[1].partition(":")[0] in RESOLVED_FAMILIES and slot[0] not in held}
+    if not read:
+        return best
+    for resolution in resolved_conditions(message.text, message, read):
+        item = best[(resolution.subject, resolution.key)]
+        if not _said_over_in_one_clause(message.text, item.value, resolution.value):
+            continue  # ("lactose intolerant so no teh tarik, kopi o kosong is fine": fine is the coffee)
+        # the key names the condition, as the condition's own reading would (_to_extraction)
+        key = _value_key(item.key, condition(normalise_value(item.key, item.value).lower())) \
+            if item.key.startswith("health:") else item.key
+        best[(resolution.subject, resolution.key)] = replace(item, key=key, value=resolution.value, by="resolution")
+    return best
 
 
 def _best_per_slot(sentences: list[str], per_sentence: list[list[Found]], speaker: str, people: KnownPeople,
@@ -2409,6 +2523,25 @@ def _moved_to_team(best: dict[tuple[str, str], Found], text: str, speaker: str) 
     return best
 
 
+# "moved over to kakao, first week was a lot", "moved to Swansea Bay health board, same job diff
+# car park": a move told with how the new work is going is a new employer, not a new home
+_MOVED_OVER_TO = re.compile(r"\b(?:(?:moved|went) (?:over|across) to|switched (?:over )?to|jumped (?:ship )?to) ", re.IGNORECASE)
+_WORK_TOLD = re.compile(r"\b(?:first (?:week|day|shift|month)|same job|new job|new boss|onboarding|probation|colleagues|"
+                        r"coworkers|co-workers|payroll|pay rise|salary|contract|the office)\b", re.IGNORECASE)
+_HOME_TOLD = re.compile(r"\b(?:house|flat|apartment|home|place|rent|lease|neighbou?rs?|moving day|unpacking|unpacked|"
+                        r"boxes|landlord|mortgage)\b", re.IGNORECASE)
+
+
+def _moved_to_work(best: _Slots, text: str, speaker: str) -> _Slots:
+    home = best.get((speaker, "location"))
+    if home is None or (speaker, "employer") in best or not _WORK_TOLD.search(text) or _HOME_TOLD.search(text) \
+            or not said_after(_MOVED_OVER_TO, text, home.value):
+        return best
+    del best[(speaker, "location")]
+    best[(speaker, "employer")] = replace(home, key="employer")
+    return best
+
+
 # "my 89 year old grandma", "my 5yo son Leo", "my twelve-year-old daughter": the age is theirs
 _RELATIVE_AGED = re.compile(
     r"\b(?:my|our) (?P<said>(?P<age>\d{1,2}|" + _AGE_WORDS + r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -2563,17 +2696,24 @@ def _person_key(role: str, name: str) -> str:
     return f"family:{slug(canonical_relation(role), max_words=2)}"
 
 
+# "we had a baby girl!! her name is clara": a child born, named next
+_BABY_BORN = re.compile(r"\b(?:had|having|welcomed|meet|met) (?:a|our|the) (?:new |little )?(?:baby(?: (?:girl|boy))?|son|daughter)\b",
+                        re.IGNORECASE)
+
+
 def _name_of_the_relation(best: dict[tuple[str, str], Found], text: str, speaker: str) -> dict[tuple[str, str], Found]:
     spelled = standard_spelling(text)
     m = _THEIR_NAME.search(spelled)
     if m is None:
         return best
     relations = {canonical_relation(r["rel"].lower()) for r in _MY_RELATION.finditer(spelled[:m.start()])} & RELATION_WORDS
+    if not relations and _BABY_BORN.search(spelled, 0, m.start()):
+        relations = {"baby"}
     if len(relations) != 1:
         return best
     relation, name = relations.pop(), proper(m["name"])
     key = _person_key(relation, name)
-    said = [slot for slot, item in best.items() if slot[0] == speaker and item.value == name
+    said = [slot for slot, item in best.items() if slot[0] == speaker and item.value.casefold() == name.casefold()
             and slot[1].partition(":")[0] in ("child", "family", "partner")]
     for slot in said:
         item = best.pop(slot)
@@ -2909,6 +3049,25 @@ def _someone_moved(best: dict[tuple[str, str], Found], text: str, speaker: str,
     return best
 
 
+# "ayeshas back in Colombo for good": a known person's home, said of them by name
+_BACK_FOR_GOOD = re.compile(r"(?:^\W*|[,.!;]\s*|\b(?:and|so|but)\s+)(?P<who>[^\W\d_][\w-]*?)(?:'s|s| is) (?:now |finally )?back "
+                            r"(?:home )?(?:in|to) (?P<place>[\w'-]+(?: [\w'-]+)?) (?:for good|permanently|to stay)\b", re.IGNORECASE)
+
+
+def _someone_back_for_good(best: _Slots, text: str, people: KnownPeople) -> _Slots:
+    m = _BACK_FOR_GOOD.search(standard_spelling(text))
+    if m is None:
+        return best
+    known = people.named_people(m["who"]) | {item.value for (subject, key), item in best.items()
+                                              if key.partition(":")[0] in _NAMED_FAMILIES and item.value.casefold() == m["who"].casefold()}
+    if len(known) != 1:
+        return best
+    who, place = known.pop(), proper(m["place"])
+    best.pop((who, "location"), None)
+    best[(who, "location")] = Found(who, "location", place, 2.5)
+    return best
+
+
 # "we got engaged!!! me and tomás", "arnav and i are getting married": the other one of the couple
 _COUPLE = re.compile(r"\b(?:me and|and me|and i|i and) (?P<name>[^\W\d_][\w'-]+)\b(?! and\b)|"
                      r"(?:^\W*|[,.!;:]\s*|\b(?:so|and|but)\s+)(?P<name2>[^\W\d_][\w'-]+) and (?:i|me)\b", re.IGNORECASE)
@@ -2988,16 +3147,23 @@ def _said_of_own_name(best: dict[tuple[str, str], Found], speaker: str) -> dict[
     return best
 
 
+_PLACE_OF_WORSHIP = re.compile(rf"(?:the )?(?:{_RELIGION}) (?:church|chapel|congregation|parish|temple|mosque|synagogue)",
+                               re.IGNORECASE)
+
+
 def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str], Found]:
     """"my girlfriend is chilean", "irish-nigerian, grew up in cork": a trait or a job that is
-    a demonym is the nationality; "a ghanaian architect" is both; "atheist" read as a job is
-    the religion."""
+    a demonym is the nationality; "a ghanaian architect" is both; "atheist" read as a job, or
+    "mennonite" as a diet, is the religion."""
     for (subject, key), item in list(best.items()):
         family, words = key.partition(":")[0], item.value.lower().split()
         if family == "family" and _is_demonym(item.value):  # "my mum is Surinamese": hers, no name
             del best[(subject, key)]
             relative = f"{subject}'s {key.partition(':')[2].replace('_', ' ')}"
             best.setdefault((relative, "nationality"), replace(item, subject=relative, key="nationality"))
+            continue
+        if family == "employer" and (subject, "religion") in best and _PLACE_OF_WORSHIP.fullmatch(item.value):
+            del best[(subject, key)]  # "switched to the mennonite church": where one worships, not works
             continue
         if family not in ("trait", "job", "identity", "diet") or not words:
             continue  # ("im cuban so my english is rough": the tagger reads an identity; "cuban-american" a diet)
@@ -3006,7 +3172,7 @@ def _demonym_as_nationality(best: dict[tuple[str, str], Found]) -> dict[tuple[st
             best[(subject, "nationality")] = replace(item, key="nationality")
         elif family == "trait" and (subject, "diet") in best and diet_value(item.value):
             del best[(subject, key)]  # "a vegetarian who eats fish now, so pescatarian": one diet, the last
-        elif family == "job" and _IS_RELIGION.fullmatch(item.value) and (subject, "religion") not in best:
+        elif family in ("job", "diet", "identity") and _IS_RELIGION.fullmatch(item.value) and (subject, "religion") not in best:
             del best[(subject, key)]
             best[(subject, "religion")] = replace(item, key="religion")
         elif family == "job" and len(words) > 1 and words[0] in _DEMONYMS_SAID and words[1] not in _CUISINE_OR_LANGUAGE_JOBS:
@@ -3252,6 +3418,27 @@ _DEADLINE = re.compile(r" (?:before|by the time|until|till|in time for)\b.*$|"
                        r" (?:one day|someday|some day|eventually|this year|next year)$", re.IGNORECASE)
 
 
+# "i hate coriander like genuinly", "love francesinha more than most people", "i love love love
+# durian": how much one likes a thing is said around it, not part of it
+_TASTE_FILLER_TAIL = re.compile(r"\s+(?:like (?:genuinely|genuinly|honestly|actually|seriously|literally|srsly)|genuinely|"
+                                r"honestly|tbh|ngl|fr|so much|so so much|a lot|loads|more than (?:most|anyone|anything|"
+                                r"life|my)|the most|with a passion)\b.*$", re.IGNORECASE)
+_TASTE_FILLER_LEAD = re.compile(r"^(?:(?:love|hate|like)\s+)+", re.IGNORECASE)
+
+
+def _taste_without_filler(best: _Slots) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        family = key.partition(":")[0]
+        if family not in ("likes", "dislikes"):
+            continue
+        cut = _TASTE_FILLER_LEAD.sub("", _TASTE_FILLER_TAIL.sub("", item.value)).strip()
+        if cut and cut != item.value:
+            del best[(subject, key)]
+            new_key = fact_key(family, cut)
+            best.setdefault((subject, new_key), replace(item, key=new_key, value=cut))
+    return best
+
+
 def _goal_without_deadline(best: _Slots) -> _Slots:
     """"lose 10 kilo before my daughter's wedding", "run a marathon before I turn 50": the goal
     is what is wanted; when it is due is said beside it, not part of it."""
@@ -3337,12 +3524,24 @@ _JOB_LEFT = re.compile(r"\b(?:left|quit|resigned from|handed in my notice)\b", r
 _DATING_SAID = re.compile(r"\b(?:dating|date|gf|bf|girlfriend|boyfriend|partner|love|relationship|single|ex)\b", re.IGNORECASE)
 
 
+def _town_and_employer(text: str, town: str, employer: str) -> str | None:
+    """The employer's whole name where the town read as a home is said right before it or is its
+    first words ("Swansea Bay" and "Bay health board" of "Swansea Bay health board")."""
+    if find_said(text, f"{town} {employer}"):
+        return f"{town} {employer}"
+    said_town, said_employer = find_said(text, town), find_said(text, employer)
+    if said_town and said_employer and said_town[0] < said_employer[0] < said_town[1] <= said_employer[1]:
+        return text[said_town[0]:said_employer[1]]
+    return None
+
+
 def _company_not_team_or_partner(best: _Slots, text: str, speaker: str) -> _Slots:
     employer, home = best.get((speaker, "employer")), best.get((speaker, "location"))
-    if employer and home and find_said(text, f"{home.value} {employer.value}"):
+    whole = _town_and_employer(text, home.value, employer.value) if employer and home else None
+    if whole:
         # "transferred to the manchester royal": the town is part of the employer's name
         del best[(speaker, "location")]
-        best[(speaker, "employer")] = replace(employer, value=f"{home.value} {employer.value}")
+        best[(speaker, "employer")] = replace(employer, value=whole)
     if (speaker, "employer") in best:
         return best
     team, partner = best.get((speaker, "team")), best.get((speaker, "partner"))
@@ -3491,6 +3690,103 @@ def _twins_as_children(best: dict[tuple[str, str], Found], text: str, speaker: s
     return best
 
 
+# "finally learnt to swim at 38!!": what one learned to do is a skill ("learned to love it" is none)
+_LEARNT_TO = re.compile(r"(?:\bi |^\W*)(?:finally |just |recently |only )?(?:learnt|learned) (?:how )?to (?P<verb>(?!(?:love|like|"
+                        r"live|cope|accept|trust|deal|appreciate|be|say|let|stop|ignore|enjoy|not|never|hate|read people)\b)[a-z]+)"
+                        r"(?=\s*(?:$|[,.!?;]|\s(?:at|last|this|in|when|and|so|lol|finally)\b))", re.IGNORECASE)
+
+
+def _learnt_to(best: _Slots, text: str, speaker: str) -> _Slots:
+    for m in _LEARNT_TO.finditer(standard_spelling(text)):
+        skill = gerund(m["verb"])
+        best.setdefault((speaker, fact_key("skill", skill)), Found(speaker, fact_key("skill", skill), skill, 2.2))
+    return best
+
+
+# "WE GOT A PUPPY!! shes a jindo mix named dubu": a puppy or kitten got, then named
+_YOUNG_PET = re.compile(r"(?:\b(?:i|we)(?:'ve| have)? |^\W*)(?:just |finally |officially )?(?:got|adopted|have|brought home|rescued) "
+                        r"(?:a|our|the) (?:new )?(?P<young>puppy|pup|kitten)\b", re.IGNORECASE)
+_NAMED_AFTER = re.compile(r"\b(?:named|called|name is|names|name's) (?:(?:him|her|them|it) )?(?P<name>(?!(?:him|her|them|it)\b)[^\W\d_][\w'-]*)", re.IGNORECASE)
+
+
+def _young_pet_named(best: _Slots, text: str, speaker: str) -> _Slots:
+    got = _YOUNG_PET.search(text)
+    named = _NAMED_AFTER.search(text, got.end()) if got else None
+    if named is None or any(key.startswith("pet:") for _, key in best) or named["name"].lower() in _NOT_NAMES:
+        return best
+    key = "pet:cat" if got["young"].lower() == "kitten" else "pet:dog"
+    best[(speaker, key)] = Found(speaker, key, proper(named["name"]), 2.2)
+    return best
+
+
+# "he loves golf and hates anything with a screen": one thing is liked or disliked, by the verb
+# said right before it; "anything" is no thing
+_HATE_BEFORE = re.compile(r"\b(?:hate|hates|hated|dislike|dislikes|can't stand|cant stand|loathe|loathes|detest|detests|"
+                          r"not a fan of|not into)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
+def _one_taste_per_thing(best: _Slots, text: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        family = key.partition(":")[0]
+        if family in ("likes", "dislikes") and item.value.lower() in _PRONOUNS_AS_THINGS:
+            del best[(subject, key)]
+            continue
+        other = (subject, f"{'dislikes' if family == 'likes' else 'likes'}:{key.partition(':')[2]}")
+        if family != "dislikes" or other not in best:
+            continue
+        said = find_said(text, item.value)
+        disliked = said is not None and bool(_HATE_BEFORE.search(text, 0, said[0]))
+        del best[other if disliked else (subject, key)]
+    return best
+
+
+# "my coworker sandra in finance": a colleague's department, said right after their name
+_WORK_RELATIONS = frozenset({"coworker", "colleague", "workmate", "boss", "manager", "supervisor", "teammate"})
+_IN_DEPARTMENT = re.compile(r" (?:in|from|on) (?:the )?(?P<team>[a-z]+(?: [a-z]+)?)\b", re.IGNORECASE)
+
+
+def _colleagues_team(best: _Slots, text: str, speaker: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        if subject != speaker or key.partition(":")[2] not in _WORK_RELATIONS:
+            continue
+        said = find_said(text, item.value)
+        m = _IN_DEPARTMENT.match(text, said[1]) if said else None
+        team = m and next((words for words in (m["team"], m["team"].split()[0]) if DEPARTMENT.match(words)), None)
+        if team:
+            best.setdefault((proper(item.value), "team"), Found(proper(item.value), "team", team.lower(), 2.2))
+    return best
+
+
+# "my twins are called mateo and sofia, theyre 3": an age said of "they" is each child's
+_THEIR_AGE = re.compile(r"\b(?:they're|theyre|they are) (?:both |all |only |just |now )?(?P<age>\d{1,2}|one|two|three|four|five|six|"
+                        r"seven|eight|nine|ten|eleven|twelve)\b(?! (?:minutes?|mins?|hours?|days?|weeks?|months?|km|miles?|"
+                        r"percent|kg|lbs?|cm|feet|ft|of|in the|for)\b)(?!\s*(?:and|&|,|/)\s*(?:\d|one|two|three|four|five|six|"
+                        r"seven|eight|nine|ten|eleven|twelve)\b)", re.IGNORECASE)
+
+
+# "my kids are Leo and Ava, theyre 7 and 4": the ages in the order the children were named
+_THEIR_AGES = re.compile(r"\b(?:they're|theyre|they are) (?P<a>\d{1,2}) and (?P<b>\d{1,2})\b(?! (?:minutes?|hours?|days?|weeks?|months?)\b)",
+                         re.IGNORECASE)
+
+
+def _childrens_age(best: _Slots, text: str, speaker: str) -> _Slots:
+    names = _relatives_by_name(best, speaker, ("child",))
+    spelled = standard_spelling(text)
+    pair = _THEIR_AGES.search(spelled) if len(names) == 2 else None
+    said = sorted((span[0], name) for name in names if (span := find_said(text, name))) if pair else []
+    if len(said) == 2:
+        for (_, name), age in zip(said, (pair["a"], pair["b"])):
+            best[(proper(name), "age")] = Found(proper(name), "age", age, 2.5)
+        return best
+    m = _THEIR_AGE.search(spelled) if len(names) >= 2 else None
+    if m is None:
+        return best
+    age = m["age"] if m["age"].isdigit() else number_words(m["age"].lower())
+    for name in names:
+        best.setdefault((proper(name), "age"), Found(proper(name), "age", age, 2.2))
+    return best
+
+
 # a profile written as a list of labelled fields ("Name: Inés Moreno / Age: 33 / City: Seville",
 # "- diet: halal", "• wife: Rania"): each field whose label is a key of the vocabulary
 _FIELD_BREAK = re.compile(r"\n+|\s+/\s+|\s+\|\s+|\s*[•;]\s*")
@@ -3547,8 +3843,42 @@ def _students_study(best: dict[tuple[str, str], Found]) -> dict[tuple[str, str],
 _AT_SCHOOL_AFTER = re.compile(rf" at (?P<school>(?!(?:{_AT_NO_SCHOOL})\b)"
                               r"(?:the )?[^\W\d_][\w'&.-]*(?: [^\W\d_][\w'&.-]*){0,3}?)"
                               r"(?=\s*(?:$|[,.!;?(]|\s(?:and|but|so|lol|now|since|for|in|because|tho)\b))", re.IGNORECASE)
-_YEAR_OF_STUDY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|final|last) year\b|\b(?:year|grade) \d",
-                            re.IGNORECASE)
+_YEAR_OF_STUDY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|final|last) year\b|\b(?:year|grade) \d|"
+                            r"^(?:freshman|sophomore|junior|senior)$", re.IGNORECASE)
+# the years of an American school or college ("im a junior at graham high"): a year of study, no job
+_CLASS_YEARS = frozenset({"freshman", "sophomore", "junior", "senior"})
+
+
+# "I graduated from Hongik University with a degree in visual design": the subject at the school
+_GRADUATED_WITH = re.compile(r"\b(?:graduated|got my degree) from (?:the )?(?P<school>[^.,!?;]+?) with (?:a|an|my) "
+                             r"(?:[\w']+ )?(?:degree|diploma|bsc|ba|msc|ma|bachelor's|master's|masters) in "
+                             r"(?P<subject>[^.,!?;]+?)(?=\s*(?:$|[.,!?;]|\s(?:and|but|so|in \d)\b))", re.IGNORECASE)
+
+
+def _degree_subject_with_school(best: _Slots, text: str, speaker: str) -> _Slots:
+    school = best.get((speaker, "education"))
+    m = _GRADUATED_WITH.search(text)
+    if school and m and school.value.casefold() == m["school"].casefold():
+        best[(speaker, "education")] = replace(school, value=f"{m['subject']} at {school.value}")
+    return best
+
+
+_CLASS_YEAR_AT = re.compile(r"\b(?P<year>freshman|sophomore|junior|senior) at (?P<school>[^.,!?;]+)", re.IGNORECASE)
+
+
+def _class_year_is_education(best: _Slots, text: str) -> _Slots:
+    for (subject, key), item in list(best.items()):
+        said = _CLASS_YEAR_AT.search(text) if key == "education" else None
+        if said and said["school"].casefold().startswith(item.value.casefold()) and item.value.lower() not in _CLASS_YEARS:
+            best[(subject, key)] = replace(item, value=f"{said['year'].lower()} at {item.value}")  # "a sophomore at wooster high"
+        if key != "job" or item.value.lower() not in _CLASS_YEARS:
+            continue
+        del best[(subject, key)]
+        best[(subject, "education")] = replace(item, key="education")
+        employer = best.get((subject, "employer"))
+        if employer and find_said(text, f"{item.value} at {employer.value}"):
+            del best[(subject, "employer")]  # the school, read as where they work
+    return best
 
 
 _SCHOOL_KINDS = frozenset({"primary", "secondary", "school", "uni", "university", "college", "high school", "nursery",
@@ -4320,6 +4650,7 @@ _CANT_BEAR = re.compile(r"\b(?:can't|cannot|cant) (?:do|handle|stand|stomach|fac
 
 
 _DENIAL_AFTER = re.compile(r"[,;]\s*(?:but\s+)?(?:not|no longer|no more)\b", re.IGNORECASE)
+_NOT_NEXT = re.compile(r"\s+not\b(?!\s+(?:anymore|any more|really|at all|sure|yet)\b)", re.IGNORECASE)
 
 
 def _outside_the_negation(item: Found, clause: str) -> Found:
@@ -4333,6 +4664,8 @@ def _outside_the_negation(item: Found, clause: str) -> Found:
     # "im officially a librarian, not an assistant anymore": what is said before ", not ..." holds
     denial = _DENIAL_AFTER.search(clause)
     before = denial is not None and 0 <= at < denial.start()
+    # "name is Osian not whatever it says", "vegan not vegetarian": the value corrects what follows "not"
+    before = before or (at >= 0 and bool(_NOT_NEXT.match(clause, at + len(item.value))))
     if after or before or (item.key.startswith("dislikes") and _CANT_BEAR.search(clause)):
         return replace(item, negated=False)
     return item
@@ -4617,7 +4950,8 @@ def _to_extraction(item: Found, message: Message) -> FactExtraction:
     # "I'm diabetic" and "I have diabetes": one key (the condition's noun), the words as said
     health = item.key.startswith("health:")
     keyed = condition(value.lower()) if health else value
-    key = canonical_key(item.key if item.negated and not health else _value_key(item.key, keyed))
+    # (a condition said to be over keeps the key of the condition: _conditions_said_over)
+    key = canonical_key(item.key if (item.negated and not health) or item.by == "resolution" else _value_key(item.key, keyed))
     return FactExtraction(action=action, subject=canonical_subject(item.subject), key=key, value=value,
                           quote=item.value if value != item.value else "", subject_quote=item.subject_quote,
                           evidence_msg_id=message.msg_id,
@@ -5599,6 +5933,8 @@ def _replacing(fact: FactExtraction, family: str, siblings: list[tuple[str, str]
 _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], ...] = (
     lambda b, t, s, p: _one_key_per_value(b),
     lambda b, t, s, p: _students_study(b),
+    lambda b, t, s, p: _class_year_is_education(b, t),
+    lambda b, t, s, p: _degree_subject_with_school(b, t, s),
     lambda b, t, s, p: _education_with_its_school(b, t),
     lambda b, t, s, p: _pronoun_age(b, t, s),
     lambda b, t, s, p: _no_age_of_a_thing(b, t, s),
@@ -5610,7 +5946,13 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _aged_and_named(b, t, s),
     lambda b, t, s, p: _shared_home(b, t, s, p),
     lambda b, t, s, p: _twins_as_children(b, t, s),
+    lambda b, t, s, p: _childrens_age(b, t, s),
+    lambda b, t, s, p: _colleagues_team(b, t, s),
+    lambda b, t, s, p: _one_taste_per_thing(b, t),
+    lambda b, t, s, p: _young_pet_named(b, t, s),
+    lambda b, t, s, p: _learnt_to(b, t, s),
     lambda b, t, s, p: _moved_to_team(b, t, s),
+    lambda b, t, s, p: _moved_to_work(b, t, s),
     lambda b, t, s, p: _relatives_relations(b, t, s),
     lambda b, t, s, p: _relatives_age(b, t, s),
     lambda b, t, s, p: _their_birthday(b, t, s),
@@ -5628,6 +5970,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _status_read_as_job(b, t),
     lambda b, t, s, p: _jobs_they_do(b, t, s),
     lambda b, t, s, p: _someone_moved(b, t, s, p),
+    lambda b, t, s, p: _someone_back_for_good(b, t, p),
     lambda b, t, s, p: _school_is_no_home(b, s),
     lambda b, t, s, p: _someone_retired(b, t, s, p),
     lambda b, t, s, p: _full_name_said(b, t, s),
@@ -5647,6 +5990,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _no_job_of_a_manner(b, t),
     lambda b, t, s, p: _liking_said_as_hobby(b, t, s),
     lambda b, t, s, p: _goal_without_deadline(b),
+    lambda b, t, s, p: _taste_without_filler(b),
     lambda b, t, s, p: _sense_lost_where(b, t),
     lambda b, t, s, p: _moved_then_where(b, t, s),
     lambda b, t, s, p: _named_ages(b, t),
@@ -5657,11 +6001,45 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _other_languages(b, t, s),
     lambda b, t, s, p: _home_all_life(b, t, s),
     lambda b, t, s, p: _eldest_is_a_child(b, s),
+    lambda b, t, s, p: _job_with_its_head(b, t),
+    lambda b, t, s, p: _no_name_of_a_verb(b, t, s),
 )
 
 
 # "my oldest Léa just started uni": the speaker's oldest, youngest or middle one is a child
 _BIRTH_ORDER = frozenset({"family:oldest", "family:eldest", "family:youngest", "family:middle", "family:firstborn"})
+
+
+# "my son outgrew his egg allergy": a lowercase word followed by whose or which thing is a verb
+# that takes an object, not the relative's name ("my son Leo his ..." is not how names are said)
+_OBJECT_NEXT = re.compile(r"\s+(?:his|her|their|my|our|its|me|us|them)\b", re.IGNORECASE)
+_RELATION_JUST_BEFORE = re.compile(r"\b(?:my|our|his|her|their) [a-z]+\s+$", re.IGNORECASE)
+
+
+def _no_name_of_a_verb(best: _Slots, text: str, speaker: str) -> _Slots:
+    for slot, item in list(best.items()):
+        if slot[0] != speaker or slot[1].partition(":")[0] not in _RELATIVE_FAMILIES or " " in item.value:
+            continue
+        said = find_said(text, item.value)
+        if said and text[said[0]:said[1]].islower() and _OBJECT_NEXT.match(text, said[1]) \
+                and _RELATION_JUST_BEFORE.search(text, 0, said[0]):
+            del best[slot]
+    return best
+
+
+# "first week as a health visitor done": a job read without its head noun, said right after it
+
+
+def _job_with_its_head(best: _Slots, text: str) -> _Slots:
+    for slot, item in list(best.items()):
+        if slot[1] != "job" or item.value.lower() in _JOBS or _JOB_SUFFIX.search(item.value.lower()):
+            continue
+        said = find_said(text, item.value)
+        head = _NEXT_WORD.match(text, said[1]) if said else None
+        if head and head["word"].isalpha() and head["word"].islower() and head["word"] not in _NOT_JOBS \
+                and (head["word"] in _JOBS or _JOB_SUFFIX.search(head["word"])):
+            best[slot] = replace(item, value=f"{item.value} {head['word']}")
+    return best
 
 
 def _eldest_is_a_child(best: _Slots, speaker: str) -> _Slots:

@@ -75,7 +75,7 @@ RELATION_CANON = {"mum": "mom", "mother": "mom", "mommy": "mom", "mama": "mom", 
                   "granddad": "grandpa", "gramps": "grandpa", "gf": "girlfriend", "bf": "boyfriend",
                   # parents by the family's own words ("my amma only speaks tamil")
                   "amma": "mom", "ammi": "mom", "ammu": "mom", "umma": "mom", "mami": "mom", "mamá": "mom",
-                  "maman": "mom", "appa": "dad", "abba": "dad", "abbu": "dad", "baba": "dad", "papá": "dad",
+                  "maman": "mom", "mam": "mom", "mãe": "mom", "pai": "dad", "appa": "dad", "abba": "dad", "abbu": "dad", "baba": "dad", "papá": "dad",
                   "better half": "partner", "other half": "partner",
                   "manager": "boss", "bestie": "best_friend", "bff": "best_friend",
                   "mate": "friend", "buddy": "friend", "pal": "friend",
