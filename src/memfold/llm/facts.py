@@ -1117,8 +1117,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:really |pretty |very |quite )?(?:handy|skilled|great|decent) with (?:a |an )(?P<v>[\w-]+(?: [\w-]+)?)"
      r"(?=\s*(?:$|[,.!?;]|\s(?:and|but|so|too|lol)\b))", "skill", 2.5),
     # "as a gay guy in a village of 400 ppl": what one is, said in passing
-    (r"\bas an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|lad|bloke|gal|"
-     r"kid|teen|couple)\b", "identity", 2.5),
+    # (opening the sentence: "my path as a trans woman" is read whole by the rule for it, and "your courage as a
+    # trans person" is the listener's)
+    (r"(?:^\W*|[.!?]\s+)as an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|"
+     r"lad|bloke|gal|kid|teen|couple)\b", "identity", 2.5),
     # "ive always wanted to see the northern lights": a long-held wish is a goal
     (r"\b(?:i've|ive|i have) always wanted to (?P<v>(?!(?:know|ask|say|tell|try this|do this|do that)\b)[^.,!?;]+)", "goal", 2.2),
     # "im on the QA team at Hotelbeds, fully remote from Cardiff": where one works from is home
@@ -3703,22 +3705,6 @@ def _learnt_to(best: _Slots, text: str, speaker: str) -> _Slots:
     return best
 
 
-# "WE GOT A PUPPY!! shes a jindo mix named dubu": a puppy or kitten got, then named
-_YOUNG_PET = re.compile(r"(?:\b(?:i|we)(?:'ve| have)? |^\W*)(?:just |finally |officially )?(?:got|adopted|have|brought home|rescued) "
-                        r"(?:a|our|the) (?:new )?(?P<young>puppy|pup|kitten)\b", re.IGNORECASE)
-_NAMED_AFTER = re.compile(r"\b(?:named|called|name is|names|name's) (?:(?:him|her|them|it) )?(?P<name>(?!(?:him|her|them|it)\b)[^\W\d_][\w'-]*)", re.IGNORECASE)
-
-
-def _young_pet_named(best: _Slots, text: str, speaker: str) -> _Slots:
-    got = _YOUNG_PET.search(text)
-    named = _NAMED_AFTER.search(text, got.end()) if got else None
-    if named is None or any(key.startswith("pet:") for _, key in best) or named["name"].lower() in _NOT_NAMES:
-        return best
-    key = "pet:cat" if got["young"].lower() == "kitten" else "pet:dog"
-    best[(speaker, key)] = Found(speaker, key, proper(named["name"]), 2.2)
-    return best
-
-
 # "he loves golf and hates anything with a screen": one thing is liked or disliked, by the verb
 # said right before it; "anything" is no thing
 _HATE_BEFORE = re.compile(r"\b(?:hate|hates|hated|dislike|dislikes|can't stand|cant stand|loathe|loathes|detest|detests|"
@@ -5949,7 +5935,6 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _childrens_age(b, t, s),
     lambda b, t, s, p: _colleagues_team(b, t, s),
     lambda b, t, s, p: _one_taste_per_thing(b, t),
-    lambda b, t, s, p: _young_pet_named(b, t, s),
     lambda b, t, s, p: _learnt_to(b, t, s),
     lambda b, t, s, p: _moved_to_team(b, t, s),
     lambda b, t, s, p: _moved_to_work(b, t, s),
