@@ -3705,6 +3705,22 @@ def _learnt_to(best: _Slots, text: str, speaker: str) -> _Slots:
     return best
 
 
+# "WE GOT A PUPPY!! shes a jindo mix named dubu": a puppy or kitten got, then named
+_YOUNG_PET = re.compile(r"(?:\b(?:i|we)(?:'ve| have)? |^\W*)(?:just |finally |officially )?(?:got|adopted|have|brought home|rescued) "
+                        r"(?:a|our|the) (?:new )?(?P<young>puppy|pup|kitten)\b", re.IGNORECASE)
+_NAMED_AFTER = re.compile(r"\b(?:named|called|name is|names|name's) (?:(?:him|her|them|it) )?(?P<name>(?!(?:him|her|them|it)\b)[^\W\d_][\w'-]*)", re.IGNORECASE)
+
+
+def _young_pet_named(best: _Slots, text: str, speaker: str) -> _Slots:
+    got = _YOUNG_PET.search(text)
+    named = _NAMED_AFTER.search(text, got.end()) if got else None
+    if named is None or any(key.startswith("pet:") for _, key in best) or named["name"].lower() in _NOT_NAMES:
+        return best
+    key = "pet:cat" if got["young"].lower() == "kitten" else "pet:dog"
+    best[(speaker, key)] = Found(speaker, key, proper(named["name"]), 2.2)
+    return best
+
+
 # "he loves golf and hates anything with a screen": one thing is liked or disliked, by the verb
 # said right before it; "anything" is no thing
 _HATE_BEFORE = re.compile(r"\b(?:hate|hates|hated|dislike|dislikes|can't stand|cant stand|loathe|loathes|detest|detests|"
@@ -5935,6 +5951,7 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _childrens_age(b, t, s),
     lambda b, t, s, p: _colleagues_team(b, t, s),
     lambda b, t, s, p: _one_taste_per_thing(b, t),
+    lambda b, t, s, p: _young_pet_named(b, t, s),
     lambda b, t, s, p: _learnt_to(b, t, s),
     lambda b, t, s, p: _moved_to_team(b, t, s),
     lambda b, t, s, p: _moved_to_work(b, t, s),
