@@ -2114,7 +2114,6 @@ def test_stop_55_statements(text: str, fact: tuple[str, str, str], absent: tuple
     ("my son broke his arm at school", ("user", "child:broke")),
     ("my dad loves jazz and hates anything loud", ("user's dad", "dislikes:jazz")),
     ("im home, from Paris", ("user", "hometown")),
-    ("im in awe of your courage as a trans person", ("user", "identity")),
     ("we moved to Leeds, first week in the new house was chaos", ("user", "employer")),
     ("i moved to Hamburg last month for the new job", ("user", "employer")),
     ("my partner is non binary, they/them, name is Sasha", ("user", "name")),

@@ -1117,10 +1117,8 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:really |pretty |very |quite )?(?:handy|skilled|great|decent) with (?:a |an )(?P<v>[\w-]+(?: [\w-]+)?)"
      r"(?=\s*(?:$|[,.!?;]|\s(?:and|but|so|too|lol)\b))", "skill", 2.5),
     # "as a gay guy in a village of 400 ppl": what one is, said in passing
-    # (opening the sentence: "my path as a trans woman" is read whole by the rule for it, and "your courage as a
-    # trans person" is the listener's)
-    (r"(?:^\W*|[.!?]\s+)as an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|"
-     r"lad|bloke|gal|kid|teen|couple)\b", "identity", 2.5),
+    (r"\bas an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|lad|bloke|gal|"
+     r"kid|teen|couple)\b", "identity", 2.5),
     # "ive always wanted to see the northern lights": a long-held wish is a goal
     (r"\b(?:i've|ive|i have) always wanted to (?P<v>(?!(?:know|ask|say|tell|try this|do this|do that)\b)[^.,!?;]+)", "goal", 2.2),
     # "im on the QA team at Hotelbeds, fully remote from Cardiff": where one works from is home
