@@ -135,6 +135,8 @@ _HOME_PLACE = (r"(?!(?:the|a|an|my|our|remote|part|full|new|another|different|wo
                r"last|this|yesterday|today|since|now|as of)\b|\s*[^\w\s'&-]|$)")  # (an emoji ends it too: "in żoliborz 🏠")
 # "what i dislike now is small talk": the verb's object is after "is" (the pseudo-cleft rules)
 _NOT_CLEFT = r"(?!(?:now |these days |most )?(?:is|are)\b)"
+# the verbs of a dislike, said by the one who dislikes ("i can't stand", "he loathes")
+_DISLIKE_VERB = r"hates?|dislikes?|detests?|loathes?|can't stand|cant stand|cannot stand"
 # "seafood like genuinely can't stand it", "coriander with a passion": a hedge or an
 # intensifier, not the value
 _HEDGE = (r"like (?:genuinely|literally|really|honestly|actually|totally|seriously|so|super|i|i'm|im|it|"
@@ -616,7 +618,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\bmy (?:date of birth|dob|d\.o\.b\.?) is (?:on )?" + _V, "birthday", 3.0),
     # "posted in antenatal ward this year", "im stationed on the trauma unit": where one is posted
     (r"(?:\bi(?:'m| am| was| got| have been|'ve been)? |^\W*)(?:posted|placed|stationed|rotated) (?:in|on|to) (?:the )?"
-     r"(?P<v>[\w-]+(?: [\w-]+)? (?:ward|unit|department|dept|team|desk))\b", "team", 2.5),
+     r"(?P<v>[\w-]+(?: [\w-]+)? (?:ward|desk|" + UNIT_WORDS + r"))\b", "team", 2.5),
     # "I'm on the payments team now", "I joined the platform team", "my team is growth"
     (_I_AM + r"(?:now |currently )?(?:on|in|part of|with|moving to) the (?P<v>[\w&-]+(?: [\w&-]+)?) "
      r"(?:team|department|dept|division|squad|unit)\b", "team", 3.0),
@@ -644,7 +646,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     # "I drive for Uber", "i deliver for deliveroo": who they work for
     (r"\bi (?:drive|deliver|ride|cycle|shop|freelance) for (?P<v>[\w&'.-]+(?: (?-i:[A-Z])[\w&'.-]*){0,2})", "employer", 2.5),
     # "midwife on labour ward at Singleton Hospital": the ward or unit, then where it is
-    (r"\b(?:ward|unit|team|department|dept|squad) at (?:the )?(?P<v>(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,3})",
+    (r"\b(?:ward|" + UNIT_WORDS + r") at (?:the )?(?P<v>(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z])[\w&'.-]*){0,3})",
      "employer", 2.5),
     (r"\b(?:on|in) (?:the )?(?P<v>[a-z]+(?: [a-z]+)? ward)\b(?= at\b)", "team", 2.5),
     # "at a tiny startup in Casa called Chari": the organisation's name
@@ -793,8 +795,7 @@ _RULE_SPECS: list[_RuleSpec] = [
      r"fan of|fond of|crazy about) " + _V, _likes_key, 2.5),
     # "we both love hiking": the speaker's too (what "both" shares is spread by _shared_by_both)
     (r"\bwe (?:both |all |really |absolutely |also )*(?:love|like|enjoy|adore)\s+" + _NOT_CLEFT + _V, _likes_key, 2.0),
-    (r"\bi (?:really )?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
-     r"don't enjoy) " + _NOT_CLEFT + _V, "dislikes", 2.5),
+    (r"\bi (?:really )?(?:" + _DISLIKE_VERB + r"|don't like|do not like|don't enjoy) " + _NOT_CLEFT + _V, "dislikes", 2.5),
     # ("fav food is now matoke": the "my" dropped, the "now" no part of the value)
     (r"(?:\bmy |^\W*)(?:all[- ]time )?favou?rite (?P<what>(?!(?:now|these|lately|currently|atm|rn|honestly|tbh)\b)[a-z]+(?: [a-z]+)?)(?: on earth| in the world| of all time| ever)?"
      r" (?:is|are|has to be) (?:now |currently |still )?" + _V,
@@ -810,7 +811,7 @@ _RULE_SPECS: list[_RuleSpec] = [
     (r"\b(?:it's|its) all (?:about )?" + _THING + r"(?= for me\b| now\b| these days\b| lately\b)", _likes_key, 2.0),
     (r"(?:^|[,;.!] )" + _THING + r" only(?: now| these days)\b", _likes_key, 2.0),
     # "what i really dislike now is small talk": the thing said after the pseudo-cleft
-    (r"\bwhat i (?:really |truly |honestly |actually )?(?:hate|dislike|detest|can't stand)(?: now| these days| most)? "
+    (r"\bwhat i (?:really |truly |honestly |actually )?(?:" + _DISLIKE_VERB + r")(?: now| these days| most)? "
      r"(?:is|are) " + _V, "dislikes", 2.5),
     (r"\bwhat i (?:really |truly |honestly |actually )?(?:love|like|enjoy|adore)(?: now| these days| most)? "
      r"(?:is|are) " + _V, _likes_key, 2.5),
@@ -1117,8 +1118,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     (_I_AM + r"(?:really |pretty |very |quite )?(?:handy|skilled|great|decent) with (?:a |an )(?P<v>[\w-]+(?: [\w-]+)?)"
      r"(?=\s*(?:$|[,.!?;]|\s(?:and|but|so|too|lol)\b))", "skill", 2.5),
     # "as a gay guy in a village of 400 ppl": what one is, said in passing
-    (r"\bas an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|lad|bloke|gal|"
-     r"kid|teen|couple)\b", "identity", 2.5),
+    # (opening the sentence: "my path as a trans woman" is read whole by the rule for it, and "your courage as a
+    # trans person" is the listener's)
+    (r"(?:^\W*|[.!?]\s+)as an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|"
+     r"lad|bloke|gal|kid|teen|couple)\b", "identity", 2.5),
     # "ive always wanted to see the northern lights": a long-held wish is a goal
     (r"\b(?:i've|ive|i have) always wanted to (?P<v>(?!(?:know|ask|say|tell|try this|do this|do that)\b)[^.,!?;]+)", "goal", 2.2),
     # "im on the QA team at Hotelbeds, fully remote from Cardiff": where one works from is home
@@ -2217,10 +2220,13 @@ def _whole_message_passes(best: _Slots, text: str, speaker: str, people: KnownPe
     return best
 
 
+# what a number said of someone measures when it is no age ("she's 6 weeks", "he's 5 km away")
+_NOT_AN_AGE_AFTER = r"minutes?|mins?|hours?|days?|weeks?|months?|km|miles?|percent|kg|lbs?|cm|feet|ft|in the"
+_SMALL_NUMBERS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 # "our daughter maya, shes 6", "my kid is called noah hes 5": an age said of "she" or "he"
 _PRONOUN_AGE = re.compile(r"\b(?:she|he)(?:'s|s| is)\s+(?:only |just |now |nearly |almost )?(?P<age>\d{1,2}|"
-                          + _AGE_WORDS + r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-                          r"(?! (?:minutes?|mins?|hours?|days?|weeks?|months?|km|miles?|percent|kg|lbs?|cm|feet|ft|in the)\b)"
+                          + _AGE_WORDS + "|" + _SMALL_NUMBERS + ")"
+                          r"(?! (?:" + _NOT_AN_AGE_AFTER + r")\b)"
                           r"(?:\s*(?:years? old|yo))?(?:$|[\s.,!?;)])", re.IGNORECASE)
 _NAMED_FAMILIES = ("child", "pet", "family", "partner")
 _RELATIVE_FAMILIES = ("child", "family", "partner")
@@ -3703,26 +3709,9 @@ def _learnt_to(best: _Slots, text: str, speaker: str) -> _Slots:
     return best
 
 
-# "WE GOT A PUPPY!! shes a jindo mix named dubu": a puppy or kitten got, then named
-_YOUNG_PET = re.compile(r"(?:\b(?:i|we)(?:'ve| have)? |^\W*)(?:just |finally |officially )?(?:got|adopted|have|brought home|rescued) "
-                        r"(?:a|our|the) (?:new )?(?P<young>puppy|pup|kitten)\b", re.IGNORECASE)
-_NAMED_AFTER = re.compile(r"\b(?:named|called|name is|names|name's) (?:(?:him|her|them|it) )?(?P<name>(?!(?:him|her|them|it)\b)[^\W\d_][\w'-]*)", re.IGNORECASE)
-
-
-def _young_pet_named(best: _Slots, text: str, speaker: str) -> _Slots:
-    got = _YOUNG_PET.search(text)
-    named = _NAMED_AFTER.search(text, got.end()) if got else None
-    if named is None or any(key.startswith("pet:") for _, key in best) or named["name"].lower() in _NOT_NAMES:
-        return best
-    key = "pet:cat" if got["young"].lower() == "kitten" else "pet:dog"
-    best[(speaker, key)] = Found(speaker, key, proper(named["name"]), 2.2)
-    return best
-
-
 # "he loves golf and hates anything with a screen": one thing is liked or disliked, by the verb
 # said right before it; "anything" is no thing
-_HATE_BEFORE = re.compile(r"\b(?:hate|hates|hated|dislike|dislikes|can't stand|cant stand|loathe|loathes|detest|detests|"
-                          r"not a fan of|not into)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_HATE_BEFORE = re.compile(r"\b(?:" + _DISLIKE_VERB + r"|hated|not a fan of|not into)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 
 
 def _one_taste_per_thing(best: _Slots, text: str) -> _Slots:
@@ -3758,14 +3747,13 @@ def _colleagues_team(best: _Slots, text: str, speaker: str) -> _Slots:
 
 
 # "my twins are called mateo and sofia, theyre 3": an age said of "they" is each child's
-_THEIR_AGE = re.compile(r"\b(?:they're|theyre|they are) (?:both |all |only |just |now )?(?P<age>\d{1,2}|one|two|three|four|five|six|"
-                        r"seven|eight|nine|ten|eleven|twelve)\b(?! (?:minutes?|mins?|hours?|days?|weeks?|months?|km|miles?|"
-                        r"percent|kg|lbs?|cm|feet|ft|of|in the|for)\b)(?!\s*(?:and|&|,|/)\s*(?:\d|one|two|three|four|five|six|"
-                        r"seven|eight|nine|ten|eleven|twelve)\b)", re.IGNORECASE)
+_THEIR_AGE = re.compile(r"\b(?:they're|theyre|they are) (?:both |all |only |just |now )?(?P<age>\d{1,2}|" + _SMALL_NUMBERS
+                        + r")\b(?! (?:" + _NOT_AN_AGE_AFTER + r"|of|for)\b)(?!\s*(?:and|&|,|/)\s*(?:\d|" + _SMALL_NUMBERS
+                        + r")\b)", re.IGNORECASE)
 
 
 # "my kids are Leo and Ava, theyre 7 and 4": the ages in the order the children were named
-_THEIR_AGES = re.compile(r"\b(?:they're|theyre|they are) (?P<a>\d{1,2}) and (?P<b>\d{1,2})\b(?! (?:minutes?|hours?|days?|weeks?|months?)\b)",
+_THEIR_AGES = re.compile(r"\b(?:they're|theyre|they are) (?P<a>\d{1,2}) and (?P<b>\d{1,2})\b(?! (?:" + _NOT_AN_AGE_AFTER + r")\b)",
                          re.IGNORECASE)
 
 
@@ -5949,7 +5937,6 @@ _WHOLE_MESSAGE_PASSES: tuple[Callable[[_Slots, str, str, KnownPeople], _Slots], 
     lambda b, t, s, p: _childrens_age(b, t, s),
     lambda b, t, s, p: _colleagues_team(b, t, s),
     lambda b, t, s, p: _one_taste_per_thing(b, t),
-    lambda b, t, s, p: _young_pet_named(b, t, s),
     lambda b, t, s, p: _learnt_to(b, t, s),
     lambda b, t, s, p: _moved_to_team(b, t, s),
     lambda b, t, s, p: _moved_to_work(b, t, s),
