@@ -2119,3 +2119,29 @@ def test_stop_55_statements(text: str, fact: tuple[str, str, str], absent: tuple
 ])
 def test_stop_55_readings_that_stay_out(text: str, absent: tuple[str, str]) -> None:
     assert not any((s, k) == absent for _, s, k, _ in _tagged(text))
+
+
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    # stop 56: what one is, said opening a sentence, is the speaker's; said of the listener, the rule reads
+    # nothing (the tagger's own reading is another matter, so these are the rules' alone)
+    ("As a gay guy in a small village, dating apps are grim", ("user", "identity", "gay"), None),
+    ("honestly, thank you. your courage as a trans person means a lot", None, ("user", "identity")),
+    # the dislike verbs and the unit words are one alternation each
+    ("i really loathe cilantro", ("user", "dislikes:cilantro", "cilantro"), None),
+    ("stationed on the trauma division since may", ("user", "team", "trauma"), None),
+])
+def test_stop_56_rule_readings(text: str, fact: tuple[str, str, str] | None, absent: tuple[str, str] | None) -> None:
+    found = {(s, k, v) for _, s, k, v in _found(text)}
+    assert fact is None or fact in found
+    assert absent is None or not any((s, k) == absent for s, k, _ in found)
+
+
+@pytest.mark.parametrize(("text", "fact", "absent"), [
+    # the units a number said of someone is no age of are one list (the children named by the tagger)
+    ("our daughter maya, shes 6", ("Maya", "age", "6"), None),
+    ("my twins are called mateo and sofia, theyre 3", ("Sofia", "age", "3"), None),
+    ("my son leo, hes 5 weeks", ("user", "child:leo", "Leo"), ("Leo", "age")),
+    ("my kids are Noah and Ella, theyre 6 and 3 months old", ("user", "child:ella", "Ella"), ("Ella", "age")),
+])
+def test_stop_56_ages(text: str, fact: tuple[str, str, str], absent: tuple[str, str] | None) -> None:
+    _assert_read(text, fact, absent)
