@@ -15,7 +15,9 @@ words, or the same words by their first four letters) and marked with its key fa
 its subject and its keyed family's thing are marked as SUBJ and QUAL. A statement with a
 fact of a tagged family whose value is not words of the statement ("I teach yoga" labelled
 ``job = yoga teacher``) is left out: its words would teach the network that the value is
-not there (a normalised value, "married" from "my wife", is simply not marked). The held-out sets in ``benchmarks/data/`` are never read.
+not there (a normalised value, "married" from "my wife", is simply not marked). The development sets dev9-dev15 of ``benchmarks/data/`` (facts and change
+scenarios written by other sessions, each set by other writers) are read as more of the same;
+dev16 is kept out so that it still measures the tagger, and the held-out sets are never read.
 
 Training is seeded (torch, Python and the data order) and runs on the CPU in 2 threads:
 AdamW, linear decay, batches of 16. Needs torch and transformers (installed with
@@ -49,6 +51,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "training" / "corpus"
 OUT = ROOT / "src" / "memfold" / "data" / "fact_tagger.npz"
 MANIFEST = ROOT / "training" / "tagger.json"
+DEV_DATA = ROOT / "benchmarks" / "data"
+# dev16, the newest, stays out of training so that a retrained tagger can still be read on it.
+DEV_SETS = tuple(f"dev{n}" for n in range(9, 16))
 FACT_FILES = ("facts.jsonl", "dialog.jsonl")
 NEGATIVE_FILES = ("none.jsonl", "events.jsonl")
 CORPUS_NOW = datetime(2026, 6, 15, 12, 0, tzinfo=timezone.utc)
@@ -67,12 +72,13 @@ def corpus_files() -> list[Path]:
     extra = CORPUS / "extra"
     if extra.is_dir():
         files += sorted(extra.glob("facts_*.jsonl")) + sorted(extra.glob("negatives_*.jsonl"))
-    return files
+    return files + [DEV_DATA / f"assistant_facts_{name}.jsonl" for name in DEV_SETS]
 
 
 def update_files() -> list[Path]:
     extra = CORPUS / "extra"
-    return [CORPUS / "updates.jsonl", *(sorted(extra.glob("updates_*.jsonl")) if extra.is_dir() else [])]
+    return [CORPUS / "updates.jsonl", *(sorted(extra.glob("updates_*.jsonl")) if extra.is_dir() else []),
+            *(DEV_DATA / f"assistant_updates_{name}.jsonl" for name in DEV_SETS)]
 
 
 def statements() -> list[dict[str, Any]]:
