@@ -2129,6 +2129,8 @@ def test_stop_55_readings_that_stay_out(text: str, absent: tuple[str, str]) -> N
     # the dislike verbs and the unit words are one alternation each
     ("i really loathe cilantro", ("user", "dislikes:cilantro", "cilantro"), None),
     ("stationed on the trauma division since may", ("user", "team", "trauma"), None),
+    ("ines moved away so Pablo coaches us now", ("user", "family:coach", "Pablo"), None),
+    ("Mum teaches me to sew", None, ("user", "family:teacher")),
 ])
 def test_stop_56_rule_readings(text: str, fact: tuple[str, str, str] | None, absent: tuple[str, str] | None) -> None:
     found = {(s, k, v) for _, s, k, v in _found(text)}

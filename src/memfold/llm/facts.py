@@ -466,6 +466,19 @@ def _said_as_a_name(m: re.Match[str]) -> bool:
     return not _DETERMINER.match(value) and bool(_NOW_AFTER.search(m.string, m.start("v")))
 
 
+def _role_key(m: re.Match[str]) -> str | None:
+    """``family:coach`` for "Pablo coaches us", None where the one named is a relative or no name."""
+    name = m["v"].lower()
+    if name in RELATION_WORDS or name in RELATION_CANON or name in _NOT_ROLE_HOLDERS:
+        return None
+    return f"family:{canonical_relation(m['role'])}"
+
+
+# words with a capital that open a sentence and name no one who coaches or teaches
+_NOT_ROLE_HOLDERS = frozenset({"god", "life", "he", "she", "it", "this", "that", "who", "which", "everyone",
+                               "nobody", "someone", "mom", "mum", "dad", "they"})
+
+
 def _likes_key(m: re.Match[str]) -> str | None:
     value = m["v"].strip()
     if _OBJECT_PRONOUN.match(value) or len(value.split()) > 8:
@@ -1122,6 +1135,10 @@ _RULE_SPECS: list[_RuleSpec] = [
     # trans person" is the listener's)
     (r"(?:^\W*|[.!?]\s+)as an? (?P<v>gay|lesbian|bisexual|bi|trans|queer|non-?binary|asexual) (?:guy|man|woman|girl|person|dude|"
      r"lad|bloke|gal|kid|teen|couple)\b", "identity", 2.5),
+    # "ines moved away so Pablo coaches us now": the one who coaches, teaches or tutors the speaker,
+    # named by a capital (never "mum teaches me", a relative said by what they are)
+    (r"(?:^\W*|[,;.!]\s*|\b(?:so|and|but|now)\s+)(?P<v>(?-i:[A-Z])[a-z'-]+) "
+     r"(?P<role>coaches|teaches|tutors|mentors|trains|supervises) (?:us|me|our|my)\b", _role_key, 2.5),
     # "ive always wanted to see the northern lights": a long-held wish is a goal
     (r"\b(?:i've|ive|i have) always wanted to (?P<v>(?!(?:know|ask|say|tell|try this|do this|do that)\b)[^.,!?;]+)", "goal", 2.2),
     # "im on the QA team at Hotelbeds, fully remote from Cardiff": where one works from is home
